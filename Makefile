@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# latprof build. Non-recursive; `make V=1` prints full commands; objects and
+# generated files live in build/. See README.md for the targets.
+
+VERSION := 0.1.0
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PROTOC_C ?= protoc-c
+PKG_CONFIG ?= pkg-config
+
+BUILD := build
+VMLINUX_H ?= $(BUILD)/vmlinux.h
+PROFILE_PROTO ?= /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+
+ifeq ($(CI),true)
+WERROR ?= 1
+endif
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+CFLAGS ?= -O2 -g
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(BUILD) -I$(BUILD)/proto -D_GNU_SOURCE -MMD -MP \
+	-DLATPROF_VERSION='"$(VERSION)"'
+LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c
+
+# The library part: everything but the BPF session and the CLI, so unit tests
+# build and run without clang, root or a kernel.
+LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c,$(wildcard src/*.c)) \
+	$(wildcard symbolize/*.c) $(wildcard flamegraph/*.c)
+PROG_SRCS := src/main.c src/record.c src/collect.c
+PROTO_C := $(BUILD)/proto/profile.pb-c.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/proto/profile.pb-c.o
+PROG_OBJS := $(PROG_SRCS:%.c=$(BUILD)/%.o)
+
+# targets.bpf.c defines the shared maps and must come first: libbpf 1.1's
+# linker cannot relocate extern maps declared before their definition.
+BPF_SRCS := bpf/targets.bpf.c $(filter-out bpf/targets.bpf.c,$(wildcard bpf/*.bpf.c))
+BPF_OBJS := $(BPF_SRCS:%.c=$(BUILD)/%.o)
+SKEL := $(BUILD)/latprof.skel.h
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
+FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
+FIXTURE_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread
+
+.PHONY: all setup demo check check-unit check-e2e check-deps fixtures bench clean
+all: latprof
+
+latprof: $(PROG_OBJS) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c | $(BUILD)/proto/profile.pb-c.h
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Only the BPF session sees the skeleton.
+$(BUILD)/src/collect.o: $(SKEL)
+
+$(BUILD)/proto/profile.pb-c.c $(BUILD)/proto/profile.pb-c.h: $(PROFILE_PROTO)
+	@mkdir -p $(BUILD)/proto
+	$(call msg,PROTOC,$<)
+	$(Q)$(PROTOC_C) --c_out=$(BUILD)/proto -I$(dir $(PROFILE_PROTO)) $(PROFILE_PROTO)
+
+$(BUILD)/proto/profile.pb-c.o: $(BUILD)/proto/profile.pb-c.c
+	$(call msg,CC,$<)
+	$(Q)$(CC) -std=gnu11 $(CFLAGS) -I$(BUILD)/proto -c -o $@ $<
+
+ifeq ($(VMLINUX_H),$(BUILD)/vmlinux.h)
+$(VMLINUX_H):
+	@mkdir -p $(@D)
+	$(call msg,BTF,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+endif
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
+	@mkdir -p $(@D) $(BUILD)/vmlinux
+	@cp -f $(VMLINUX_H) $(BUILD)/vmlinux/vmlinux.h.new
+	@cmp -s $(BUILD)/vmlinux/vmlinux.h.new $(BUILD)/vmlinux/vmlinux.h || \
+		mv $(BUILD)/vmlinux/vmlinux.h.new $(BUILD)/vmlinux/vmlinux.h
+	$(call msg,BPF,$<)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 $(if $(filter 1,$(WERROR)),-Werror) \
+		-Wall -I$(BUILD)/vmlinux -Ibpf -MMD -MP -c $< -o $@
+
+$(BUILD)/latprof.bpf.o: $(BPF_OBJS)
+	$(call msg,LINK-BPF,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(BUILD)/latprof.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name latprof_bpf > $@.tmp && mv $@.tmp $@
+
+# Unit tests link the library part only.
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+
+$(BUILD)/fixtures/%: tests/fixtures/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -lm
+
+fixtures: $(FIXTURE_BINS)
+
+check-unit: $(UNIT_BINS)
+	$(Q)tests/run.sh unit $(UNIT_BINS)
+
+check-e2e: latprof $(FIXTURE_BINS)
+	$(Q)tests/run.sh e2e $(wildcard tests/e2e/test_*.sh)
+
+# One summary line for both suites.
+check: latprof $(UNIT_BINS) $(FIXTURE_BINS) check-deps
+	$(Q)tests/run.sh all $(UNIT_BINS) $(wildcard tests/e2e/test_*.sh)
+
+check-deps:
+	$(Q)tests/check-deps.sh
+
+# Everything the build, the tests and the benchmarks need, from Debian.
+DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
+	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
+	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps
+setup:
+	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \
+		grep -qv 'install ok installed' || \
+		[ $$(dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | wc -l) -ne \
+		  $(words $(DEB_PACKAGES)) ]; then \
+		apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$(DEB_PACKAGES) >/dev/null; \
+	else echo "setup: all packages present"; fi
+
+# Record the bundled example, print the report, write folded stacks.
+$(BUILD)/examples/demo_work: examples/demo/demo_work.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $<
+
+demo: latprof $(BUILD)/examples/demo_work
+	./latprof record -F 499 -o $(BUILD)/demo.pb.gz -- $(BUILD)/examples/demo_work
+	./latprof report $(BUILD)/demo.pb.gz
+	./latprof export $(BUILD)/demo.pb.gz --format folded -o $(BUILD)/demo.folded
+	@echo "folded stacks: $(BUILD)/demo.folded"
+
+bench: latprof $(FIXTURE_BINS)
+	bench/cpu_overhead.sh
+
+clean:
+	rm -rf $(BUILD) latprof
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

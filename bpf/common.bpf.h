@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What every latprof BPF program shares: the maps and configuration defined in
+ * targets.bpf.c (declared extern here; bpftool links the objects into one),
+ * and the target check that each program does first.
+ */
+#ifndef LATPROF_COMMON_BPF_H
+#define LATPROF_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "latprof.h"
+
+/* errno values (vmlinux.h has no macros) */
+#define ENOENT 2
+#define EFAULT 14
+#define EEXIST 17
+#define PF_KTHREAD 0x00200000
+
+extern const volatile __u32 cfg_all;		/* -a: every process is a target */
+extern const volatile __u32 cfg_nr_comms;	/* --comm filters in cfg_comms */
+extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
+
+/*
+ * Map types are named so that the definitions in targets.bpf.c and the extern
+ * declarations here are the same type (the BPF linker requires it).
+ */
+struct procs_map {	/* tgid -> state of every target process */
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);	/* resized by user space before load */
+	__type(key, __u32);
+	__type(value, struct lp_proc);
+};
+
+struct stats_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LP_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+struct events_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+};
+
+extern struct procs_map procs SEC(".maps");
+extern struct stats_map stats SEC(".maps");
+extern struct events_map events SEC(".maps");
+
+static __always_inline void stat_inc(__u32 stat)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &stat);
+
+	if (v)
+		*v += 1;	/* per-CPU slot: no atomic needed */
+}
+
+/* Tell user space about a target's lifecycle; counts a loss if full. */
+static __always_inline void event_send(__u32 type, __u32 pid, __u32 ppid, __u32 gen)
+{
+	struct lp_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		stat_inc(LP_STAT_EVENTS_LOST);
+		return;
+	}
+	e->type = type;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->gen = gen;
+	e->time_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	stat_inc(LP_STAT_EVENTS);
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline bool comm_matches(const char *comm)
+{
+	__u32 i, j;
+
+	for (i = 0; i < LP_MAX_COMMS && i < cfg_nr_comms; i++) {
+		for (j = 0; j < LP_COMM_LEN; j++) {
+			if (comm[j] != cfg_comms[i][j])
+				break;
+			if (!comm[j])
+				return true;
+		}
+		if (j == LP_COMM_LEN)
+			return true;
+	}
+	return false;
+}
+
+/* Start tracing @tgid. Returns its state, or NULL when the map is full. */
+static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
+{
+	struct lp_proc zero = {};
+	long err;
+
+	err = bpf_map_update_elem(&procs, &tgid, &zero, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		stat_inc(LP_STAT_PROCS_DROPPED);
+		return NULL;
+	}
+	if (!err)
+		event_send(LP_EVENT_NEW, tgid, ppid, 0);
+	return bpf_map_lookup_elem(&procs, &tgid);
+}
+
+/*
+ * The target check every program does first, for the current task. Processes
+ * become targets here when -a or --comm says so. Returns the process state
+ * or NULL when the current task is not traced.
+ */
+static __always_inline struct lp_proc *current_target(__u32 tgid)
+{
+	struct lp_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	char comm[LP_COMM_LEN];
+
+	if (p || !tgid)
+		return p;
+	if (cfg_all)
+		return proc_add(tgid, 0);
+	if (!cfg_nr_comms)
+		return NULL;
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (!comm_matches(comm))
+		return NULL;
+	return proc_add(tgid, 0);
+}
+
+#endif

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * CPU collector: a perf_event cpu-clock program on every online CPU. Each
+ * sample of a target is counted in the kernel by {tgid, gen, comm, user stack
+ * id, kernel stack id}; only the aggregate crosses to user space.
+ */
+#include "common.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);	/* resized by user space before load */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, LP_MAX_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);	/* resized by user space before load */
+	__type(key, struct lp_sample_key);
+	__type(value, __u64);
+} cpu_samples SEC(".maps");
+
+static __always_inline void count_stackid_error(__s32 id, __u32 eexist, __u32 efault,
+						 __u32 other)
+{
+	if (id >= 0)
+		return;
+	if (id == -EEXIST)
+		stat_inc(eexist);
+	else if (id == -EFAULT)
+		stat_inc(efault);
+	else
+		stat_inc(other);
+}
+
+/* x86: the privilege level of the interrupted code is in the low bits of CS */
+static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
+{
+	/* the context only allows 8-byte loads of pt_regs fields */
+	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
+
+	return (cs & 3) != 0;
+}
+
+SEC("perf_event")
+int on_cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct lp_sample_key key = {};
+	struct lp_proc *proc;
+	__u64 one = 1, *count;
+	bool kthread;
+
+	proc = current_target(tgid);
+	if (!proc)
+		return 0;
+	stat_inc(LP_STAT_SAMPLES);
+	key.tgid = tgid;
+	key.gen = proc->gen;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	/* kernel threads have no user stack: not a loss */
+	kthread = bpf_get_current_task_btf()->flags & PF_KTHREAD;
+	if (kthread)
+		key.ustack_id = -EFAULT;
+	else
+		key.ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	/* a sample taken in user mode has no kernel stack: not a loss */
+	key.kstack_id = in_user_mode(ctx) ? -ENOENT : bpf_get_stackid(ctx, &stacks, 0);
+	if (!kthread)
+		count_stackid_error(key.ustack_id, LP_STAT_USTACK_EEXIST, LP_STAT_USTACK_EFAULT,
+			    LP_STAT_USTACK_OTHER);
+	if (key.kstack_id != -ENOENT)
+		count_stackid_error(key.kstack_id, LP_STAT_KSTACK_EEXIST, LP_STAT_KSTACK_EFAULT,
+				    LP_STAT_KSTACK_OTHER);
+
+	count = bpf_map_lookup_elem(&cpu_samples, &key);
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+		return 0;
+	}
+	if (bpf_map_update_elem(&cpu_samples, &key, &one, BPF_NOEXIST)) {
+		/* lost a race with another CPU, or the map is full */
+		count = bpf_map_lookup_elem(&cpu_samples, &key);
+		if (count)
+			__sync_fetch_and_add(count, 1);
+		else
+			stat_inc(LP_STAT_SAMPLES_DROPPED);
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

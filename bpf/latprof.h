@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The only header shared by the BPF programs and user space: fixed-width
+ * types, no pointers, padding written out. User space _Static_asserts sizes.
+ */
+#ifndef LATPROF_BPF_H
+#define LATPROF_BPF_H
+
+#define LP_COMM_LEN 16
+#define LP_MAX_COMMS 8
+#define LP_MAX_STACK_DEPTH 127
+
+/* Key of the in-kernel CPU sample aggregation. */
+struct lp_sample_key {
+	__u32 tgid;
+	__u32 gen;		/* exec generation of tgid, see struct lp_proc */
+	__s32 ustack_id;	/* stack map id, or -errno from bpf_get_stackid */
+	__s32 kstack_id;
+	char comm[LP_COMM_LEN];	/* thread name */
+};
+
+/* Per-process state of a traced process (value of the procs map). */
+struct lp_proc {
+	__u32 gen;		/* bumped by every exec, so samples of the old and
+				 * the new image are told apart */
+	__u32 pad;
+};
+
+enum lp_event_type {
+	LP_EVENT_NEW = 1,	/* a process became a target (fork, --comm, -a) */
+	LP_EVENT_EXEC,		/* a target exec'ed: its address space changed */
+	LP_EVENT_EXIT,		/* the last thread of a target exited */
+};
+
+/* Ring buffer record: lifecycle of target processes. */
+struct lp_event {
+	__u32 type;		/* enum lp_event_type */
+	__u32 pid;		/* tgid */
+	__u32 ppid;		/* parent tgid (NEW) */
+	__u32 gen;
+	__u64 time_ns;		/* bpf_ktime_get_ns() */
+	char comm[LP_COMM_LEN];
+};
+
+/* Counters in the per-CPU stats array: nothing is lost silently. */
+enum lp_stat {
+	LP_STAT_SAMPLES,		/* samples of targets */
+	LP_STAT_USTACK_EEXIST,		/* user stack id hash collision */
+	LP_STAT_USTACK_EFAULT,		/* user stack not readable */
+	LP_STAT_USTACK_OTHER,
+	LP_STAT_KSTACK_EEXIST,
+	LP_STAT_KSTACK_EFAULT,
+	LP_STAT_KSTACK_OTHER,
+	LP_STAT_SAMPLES_DROPPED,	/* sample map full */
+	LP_STAT_PROCS_DROPPED,		/* procs map full: a new target not traced */
+	LP_STAT_EVENTS,			/* events sent */
+	LP_STAT_EVENTS_LOST,		/* ring buffer full */
+	LP_STAT_NR,
+};
+
+#endif

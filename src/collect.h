@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The BPF session of `record`: the only module that sees the skeleton.
+ * Lifecycle: collect_open (open, configure, load, seed targets) ->
+ * collect_attach -> collect_poll in a loop -> collect_detach ->
+ * collect_build_profile -> collect_free.
+ *
+ * It snapshots each target's memory map (via the symbolizer) the moment the
+ * kernel reports a new process or an exec, so processes that exit before the
+ * end of the recording still symbolize.
+ */
+#ifndef LATPROF_COLLECT_H
+#define LATPROF_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/types.h>
+
+#include "bpf/latprof.h"
+#include "src/profile.h"
+#include "symbolize/symbolize.h"
+
+struct collect_opts {
+	unsigned int freq_hz;
+	bool all;			/* -a */
+	const char *const *comms;	/* --comm */
+	size_t nr_comms;
+	const pid_t *pids;		/* initial target processes */
+	size_t nr_pids;
+	uint32_t max_stacks;		/* stack map entries */
+	uint32_t max_samples;		/* distinct sample keys */
+	uint32_t max_procs;		/* traced processes */
+	bool verbose;			/* libbpf warnings and debug output */
+};
+
+struct collect_stats {
+	uint64_t stat[LP_STAT_NR];	/* summed over CPUs */
+	uint64_t procs_seen;		/* processes snapshotted */
+	uint64_t snapshot_failed;	/* processes gone before their maps were read */
+};
+
+struct collect;
+
+/*
+ * Open and load the BPF programs and seed the target map. Returns the session
+ * or NULL with *err = -errno; *why then says which step failed.
+ */
+struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sym, int *err,
+			     const char **why);
+
+/* Make @pid a target (e.g. a started command, before its release). 0 or -errno. */
+int collect_add_pid(struct collect *c, pid_t pid);
+
+/* Attach all programs and start sampling on every online CPU. 0 or -errno. */
+int collect_attach(struct collect *c);
+
+/* Handle lifecycle events for up to @timeout_ms. 0 or -errno (EINTR is 0). */
+int collect_poll(struct collect *c, int timeout_ms);
+
+/* Stop sampling (perf events and programs detach). Idempotent. */
+void collect_detach(struct collect *c);
+
+/* Loss and progress counters. Cannot fail. */
+void collect_get_stats(struct collect *c, struct collect_stats *st);
+
+/*
+ * Drain the kernel's aggregation into @p: symbolized samples with pid/comm
+ * labels, "samples" and "cpu" value columns, mappings with build-ids, and the
+ * loss counters as metadata. 0 or -errno.
+ */
+int collect_build_profile(struct collect *c, struct profile *p);
+
+/* NULL is a no-op; detaches first. */
+void collect_free(struct collect *c);
+
+#endif

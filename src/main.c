@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* latprof: the verb table, global options, and the exit status. */
+#include <stdio.h>
+#include <string.h>
+
+#include "src/util.h"
+#include "src/verbs.h"
+
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+	{ "record", cmd_record, "sample CPU stacks of a target, write a profile" },
+	{ "report", cmd_report, "hotspot report of a profile on the terminal" },
+	{ "export", cmd_export, "convert a profile (folded stacks)" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: latprof [--version] [--help] VERB [ARGS]\n\n"
+		   "latprof samples CPU stacks with BPF and shows where time goes.\n\n"
+		   "verbs:\n");
+	for (i = 0; i < ARRAY_SIZE(verbs); i++)
+		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n'latprof VERB --help' describes a verb's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_STATUS_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("latprof %s\n", LATPROF_VERSION);
+		return EXIT_STATUS_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_STATUS_OK;
+	}
+	for (i = 0; i < ARRAY_SIZE(verbs); i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			return verbs[i].fn(argc - 1, argv + 1);
+	pr_err("unknown verb '%s' (see 'latprof --help')", argv[1]);
+	return EXIT_STATUS_USAGE;
+}

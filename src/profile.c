@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The profile model: growable arrays of pprof-shaped records plus the hash
+ * indexes that deduplicate functions and locations while a profile is built.
+ * It does no I/O (pprof.c reads and writes it).
+ */
+#include "src/profile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/util.h"
+
+/* An open-addressing set of ids; equality is decided by the caller. */
+struct id_set {
+	uint64_t *slots;	/* 0 = empty */
+	size_t nr_slots;	/* power of two */
+	size_t nr;
+};
+
+struct profile_idx {
+	struct id_set functions;
+	struct id_set locations;
+};
+
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash_ptr3(const void *a, const void *b, const void *c)
+{
+	return mix64((uintptr_t)a ^ mix64((uintptr_t)b ^ mix64((uintptr_t)c)));
+}
+
+static uint64_t function_hash(const struct profile_function *f)
+{
+	return hash_ptr3(f->name, f->system_name, f->file);
+}
+
+static uint64_t location_hash(uint64_t mapping_id, uint64_t address)
+{
+	return mix64(address ^ mix64(mapping_id));
+}
+
+typedef uint64_t (*id_hash_fn)(const struct profile *p, uint64_t id);
+
+static uint64_t function_id_hash(const struct profile *p, uint64_t id)
+{
+	return function_hash(&p->functions.items[id - 1]);
+}
+
+static uint64_t location_id_hash(const struct profile *p, uint64_t id)
+{
+	const struct profile_location *l = &p->locations.items[id - 1];
+
+	return location_hash(l->mapping_id, l->address);
+}
+
+static int id_set_insert(struct id_set *s, const struct profile *p, uint64_t id,
+			 id_hash_fn hash)
+{
+	size_t i, n;
+
+	if ((s->nr + 1) * 2 > s->nr_slots) {
+		struct id_set bigger = { .nr_slots = s->nr_slots ? s->nr_slots * 2 : 256 };
+
+		bigger.slots = calloc(bigger.nr_slots, sizeof(*bigger.slots));
+		if (!bigger.slots)
+			return -ENOMEM;
+		for (n = 0; n < s->nr_slots; n++)
+			if (s->slots[n])
+				id_set_insert(&bigger, p, s->slots[n], hash);
+		free(s->slots);
+		*s = bigger;
+	}
+	i = hash(p, id) & (s->nr_slots - 1);
+	while (s->slots[i])
+		i = (i + 1) & (s->nr_slots - 1);
+	s->slots[i] = id;
+	s->nr++;
+	return 0;
+}
+
+struct profile *profile_new(void)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->strs = strtab_new();
+	p->idx = calloc(1, sizeof(*p->idx));
+	if (!p->strs || !p->idx) {
+		profile_free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->period_type.type = profile_str(p, "");
+	p->period_type.unit = p->period_type.type;
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->samples.nr; i++) {
+		free(p->samples.items[i].locs);
+		free(p->samples.items[i].values);
+		free(p->samples.items[i].labels);
+	}
+	for (i = 0; i < p->locations.nr; i++)
+		free(p->locations.items[i].lines);
+	free(p->samples.items);
+	free(p->locations.items);
+	free(p->mappings.items);
+	free(p->functions.items);
+	free(p->types.items);
+	free(p->meta.items);
+	free(p->comments.items);
+	if (p->idx) {
+		free(p->idx->functions.slots);
+		free(p->idx->locations.slots);
+		free(p->idx);
+	}
+	strtab_free(p->strs);
+	free(p);
+}
+
+const char *profile_str(struct profile *p, const char *s)
+{
+	return strtab_intern(p->strs, s ? s : "");
+}
+
+int profile_add_type(struct profile *p, const char *type, const char *unit)
+{
+	struct profile_value_type *t;
+
+	if (array_grow(&p->types, p->types.nr + 1))
+		return -ENOMEM;
+	t = &p->types.items[p->types.nr];
+	t->type = profile_str(p, type);
+	t->unit = profile_str(p, unit);
+	if (!t->type || !t->unit)
+		return -ENOMEM;
+	return p->types.nr++;
+}
+
+int profile_type_index(const struct profile *p, const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < p->types.nr; i++)
+		if (!strcmp(p->types.items[i].type, type))
+			return i;
+	return -1;
+}
+
+uint64_t profile_add_mapping(struct profile *p, const struct profile_mapping *m)
+{
+	struct profile_mapping *n;
+
+	if (array_grow(&p->mappings, p->mappings.nr + 1))
+		return 0;
+	n = &p->mappings.items[p->mappings.nr];
+	*n = *m;
+	n->file = profile_str(p, m->file);
+	n->build_id = profile_str(p, m->build_id);
+	if (!n->file || !n->build_id)
+		return 0;
+	return ++p->mappings.nr;
+}
+
+uint64_t profile_function_id(struct profile *p, const char *name, const char *system_name,
+			     const char *file, int64_t start_line)
+{
+	struct id_set *s = &p->idx->functions;
+	struct profile_function f = {
+		.name = profile_str(p, name),
+		.system_name = profile_str(p, system_name ? system_name : name),
+		.file = profile_str(p, file),
+		.start_line = start_line,
+	};
+	size_t i;
+
+	if (!f.name || !f.system_name || !f.file)
+		return 0;
+	if (s->nr_slots) {
+		i = function_hash(&f) & (s->nr_slots - 1);
+		for (; s->slots[i]; i = (i + 1) & (s->nr_slots - 1)) {
+			const struct profile_function *g = &p->functions.items[s->slots[i] - 1];
+
+			if (g->name == f.name && g->system_name == f.system_name &&
+			    g->file == f.file)
+				return s->slots[i];
+		}
+	}
+	if (array_grow(&p->functions, p->functions.nr + 1))
+		return 0;
+	p->functions.items[p->functions.nr++] = f;
+	if (id_set_insert(s, p, p->functions.nr, function_id_hash)) {
+		p->functions.nr--;
+		return 0;
+	}
+	return p->functions.nr;
+}
+
+uint64_t profile_find_location(const struct profile *p, uint64_t mapping_id, uint64_t address)
+{
+	const struct id_set *s = &p->idx->locations;
+	size_t i;
+
+	if (!s->nr_slots)
+		return 0;
+	i = location_hash(mapping_id, address) & (s->nr_slots - 1);
+	for (; s->slots[i]; i = (i + 1) & (s->nr_slots - 1)) {
+		const struct profile_location *l = &p->locations.items[s->slots[i] - 1];
+
+		if (l->mapping_id == mapping_id && l->address == address)
+			return s->slots[i];
+	}
+	return 0;
+}
+
+uint64_t profile_add_location(struct profile *p, uint64_t mapping_id, uint64_t address,
+			      const struct profile_line *lines, size_t nr_lines)
+{
+	struct profile_location *l;
+	struct profile_line *copy = NULL;
+
+	if (nr_lines) {
+		copy = calloc(nr_lines, sizeof(*copy));
+		if (!copy)
+			return 0;
+		memcpy(copy, lines, nr_lines * sizeof(*copy));
+	}
+	if (array_grow(&p->locations, p->locations.nr + 1)) {
+		free(copy);
+		return 0;
+	}
+	l = &p->locations.items[p->locations.nr++];
+	l->mapping_id = mapping_id;
+	l->address = address;
+	l->lines = copy;
+	l->nr_lines = nr_lines;
+	if (id_set_insert(&p->idx->locations, p, p->locations.nr, location_id_hash)) {
+		p->locations.nr--;
+		free(copy);
+		return 0;
+	}
+	return p->locations.nr;
+}
+
+static int copy_labels(struct profile *p, struct profile_sample *s,
+		       const struct profile_label *labels, size_t nr)
+{
+	size_t i;
+
+	s->labels = calloc(nr ? nr : 1, sizeof(*s->labels));
+	if (!s->labels)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		s->labels[i] = labels[i];
+		s->labels[i].key = profile_str(p, labels[i].key);
+		if (labels[i].str)
+			s->labels[i].str = profile_str(p, labels[i].str);
+		if (labels[i].num_unit)
+			s->labels[i].num_unit = profile_str(p, labels[i].num_unit);
+		if (!s->labels[i].key)
+			return -ENOMEM;
+	}
+	s->nr_labels = nr;
+	return 0;
+}
+
+int profile_add_sample(struct profile *p, const uint64_t *locs, size_t nr_locs,
+		       const int64_t *values, const struct profile_label *labels,
+		       size_t nr_labels)
+{
+	struct profile_sample s = { .nr_locs = nr_locs };
+	int err = -ENOMEM;
+
+	if (array_grow(&p->samples, p->samples.nr + 1))
+		return -ENOMEM;
+	s.locs = calloc(nr_locs ? nr_locs : 1, sizeof(*s.locs));
+	s.values = calloc(p->types.nr ? p->types.nr : 1, sizeof(*s.values));
+	if (!s.locs || !s.values)
+		goto out;
+	memcpy(s.locs, locs, nr_locs * sizeof(*locs));
+	memcpy(s.values, values, p->types.nr * sizeof(*values));
+	err = copy_labels(p, &s, labels, nr_labels);
+	if (err)
+		goto out;
+	p->samples.items[p->samples.nr++] = s;
+	return 0;
+out:
+	free(s.locs);
+	free(s.values);
+	free(s.labels);
+	return err;
+}
+
+int profile_set_meta(struct profile *p, const char *key, const char *value)
+{
+	const char *k = profile_str(p, key), *v = profile_str(p, value);
+	size_t i;
+
+	if (!k || !v)
+		return -ENOMEM;
+	for (i = 0; i < p->meta.nr; i++) {
+		if (p->meta.items[i].key == k) {
+			p->meta.items[i].value = v;
+			return 0;
+		}
+	}
+	if (array_grow(&p->meta, p->meta.nr + 1))
+		return -ENOMEM;
+	p->meta.items[p->meta.nr].key = k;
+	p->meta.items[p->meta.nr++].value = v;
+	return 0;
+}
+
+int profile_set_meta_u64(struct profile *p, const char *key, uint64_t value)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, value);
+	return profile_set_meta(p, key, buf);
+}
+
+const char *profile_get_meta(const struct profile *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->meta.nr; i++)
+		if (!strcmp(p->meta.items[i].key, key))
+			return p->meta.items[i].value;
+	return NULL;
+}
+
+uint64_t profile_get_meta_u64(const struct profile *p, const char *key)
+{
+	const char *v = profile_get_meta(p, key);
+	uint64_t n;
+
+	if (!v || parse_u64(v, 0, UINT64_MAX, &n))
+		return 0;
+	return n;
+}
+
+const struct profile_mapping *profile_mapping(const struct profile *p, uint64_t id)
+{
+	return id && id <= p->mappings.nr ? &p->mappings.items[id - 1] : NULL;
+}
+
+const struct profile_location *profile_location(const struct profile *p, uint64_t id)
+{
+	return id && id <= p->locations.nr ? &p->locations.items[id - 1] : NULL;
+}
+
+const struct profile_function *profile_function(const struct profile *p, uint64_t id)
+{
+	return id && id <= p->functions.nr ? &p->functions.items[id - 1] : NULL;
+}
+
+const struct profile_label *profile_sample_label(const struct profile_sample *s,
+						 const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_labels; i++)
+		if (!strcmp(s->labels[i].key, key))
+			return &s->labels[i];
+	return NULL;
+}
+
+bool profile_mapping_is_kernel(const struct profile_mapping *m)
+{
+	return m && !strncmp(m->file, PROFILE_KERNEL_MAPPING,
+			     strlen(PROFILE_KERNEL_MAPPING));
+}

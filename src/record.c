@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `latprof record`: parse targets and options, start the BPF session, run
+ * until the command exits, the targets vanish, -d elapses or a signal comes,
+ * then symbolize and write the profile (temporary name + rename).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/collect.h"
+#include "src/pprof.h"
+#include "src/target.h"
+#include "src/util.h"
+#include "src/verbs.h"
+
+#define DEFAULT_OUTPUT "latprof.pb.gz"
+
+struct record_opts {
+	struct { pid_t *items; size_t nr, alloc; } pids;
+	struct { const char **items; size_t nr, alloc; } comms;
+	bool all;
+	unsigned int freq_hz;
+	double duration_s;
+	const char *output;
+	bool quiet;
+	char **command;		/* after "--" */
+};
+
+struct record_run {
+	struct record_opts *o;
+	struct collect *col;
+	struct symbolizer *sym;
+	struct child child;
+	bool have_child;
+	int child_status;	/* wait status, -1 while running */
+	uint64_t start_ns, attached_ns, end_ns;
+	uint64_t start_wall_ns;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static const char record_usage[] =
+	"usage: latprof record [TARGET] [OPTIONS] [-o FILE]\n"
+	"\n"
+	"Sample on-CPU stacks (user + kernel) of a target with BPF and write a\n"
+	"symbolized pprof profile.\n"
+	"\n"
+	"targets (one of):\n"
+	"  -p, --pid PID[,PID...]   existing processes, their threads and later children\n"
+	"  -- COMMAND [ARGS...]     run COMMAND, trace it and its descendants until it exits\n"
+	"  -a, --all                every process on the system\n"
+	"      --comm NAME          processes whose name is NAME (repeatable, up to 8)\n"
+	"\n"
+	"options:\n"
+	"  -F, --freq HZ            sampling frequency, 1..10000 (default 99)\n"
+	"  -d, --duration SEC       stop after SEC seconds\n"
+	"  -o, --output FILE        output profile (default latprof.pb.gz)\n"
+	"  -q, --quiet              no live status line, errors only\n"
+	"  -v, --verbose            more messages (repeat for debug)\n"
+	"  -h, --help               this help\n"
+	"\n"
+	"Stops cleanly on SIGINT/SIGTERM. Needs root or CAP_BPF + CAP_PERFMON.\n";
+
+static int parse_pids(struct record_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	uint64_t pid;
+	int err = copy ? 0 : -ENOMEM;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (parse_u64(tok, 1, 4194304, &pid)) {
+			pr_err("invalid pid '%s'", tok);
+			err = -EINVAL;
+		} else if (kill(pid, 0) && errno == ESRCH) {
+			pr_err("no such process: %s", tok);
+			err = -ESRCH;
+		} else if (array_grow(&o->pids, o->pids.nr + 1)) {
+			err = -ENOMEM;
+		} else {
+			o->pids.items[o->pids.nr++] = pid;
+		}
+	}
+	free(copy);
+	return err;
+}
+
+static int parse_duration(const char *arg, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (errno || *end || !(d > 0) || d > 31536000) {
+		pr_err("invalid duration '%s': want seconds > 0", arg);
+		return -EINVAL;
+	}
+	*out = d;
+	return 0;
+}
+
+/* Refuse an output we could not write before recording anything. */
+static int check_output(const char *path)
+{
+	char *copy = strdup(path);
+	const char *dir = copy ? dirname(copy) : ".";
+	int err = 0;
+
+	if (strcmp(path, "-") && access(dir, W_OK)) {
+		err = -errno;
+		pr_err("cannot write %s: %s", path, strerror(errno));
+	}
+	free(copy);
+	return err;
+}
+
+static int parse_record_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c, ntargets;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:aF:d:o:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pids(o, optarg))
+				return -EINVAL;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'c':
+			if (!*optarg || o->comms.nr >= LP_MAX_COMMS ||
+			    array_grow(&o->comms, o->comms.nr + 1)) {
+				pr_err("invalid --comm '%s' (non-empty, at most %d)", optarg,
+				       LP_MAX_COMMS);
+				return -EINVAL;
+			}
+			o->comms.items[o->comms.nr++] = optarg;
+			break;
+		case 'F':
+			if (parse_u64(optarg, 1, 10000, &v)) {
+				pr_err("invalid frequency '%s': want 1..10000 Hz", optarg);
+				return -EINVAL;
+			}
+			o->freq_hz = v;
+			break;
+		case 'd':
+			if (parse_duration(optarg, &o->duration_s))
+				return -EINVAL;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			log_level = LOG_LEVEL_ERROR;
+			break;
+		case 'v':
+			if (log_level < LOG_LEVEL_DEBUG)
+				log_level++;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			exit(EXIT_STATUS_OK);
+		default:
+			fputs("see 'latprof record --help'\n", stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		o->command = argv + optind;
+	ntargets = !!o->pids.nr + !!o->comms.nr + o->all + !!o->command;
+	if (ntargets != 1) {
+		pr_err(ntargets ? "give only one kind of target (-p, --comm, -a or -- COMMAND)"
+				: "no target: give -p PID, --comm NAME, -a or -- COMMAND");
+		return -EINVAL;
+	}
+	if (o->command && !command_exists(o->command[0])) {
+		pr_err("cannot run '%s': command not found", o->command[0]);
+		return -ENOENT;
+	}
+	return check_output(o->output);
+}
+
+/* Name the privileges that are missing, or return 0 when we have them. */
+static int check_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	bool bpf, perfmon, admin;
+
+	if (geteuid() == 0)
+		return 0;
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+#define HAS_CAP(c) (data[(c) / 32].effective & (1U << ((c) % 32)))
+	admin = HAS_CAP(CAP_SYS_ADMIN);
+	bpf = admin || HAS_CAP(CAP_BPF);
+	perfmon = admin || HAS_CAP(CAP_PERFMON);
+#undef HAS_CAP
+	if (bpf && perfmon)
+		return 0;
+	pr_err("record needs root or CAP_BPF and CAP_PERFMON; missing: %s%s%s",
+	       bpf ? "" : "CAP_BPF", !bpf && !perfmon ? ", " : "", perfmon ? "" : "CAP_PERFMON");
+	return -EPERM;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void status_line(struct record_run *r, bool final)
+{
+	struct collect_stats st;
+	uint64_t lost = 0;
+	int i;
+
+	if (r->o->quiet || !isatty(STDERR_FILENO))
+		return;
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	collect_get_stats(r->col, &st);
+	for (i = 0; i < LP_STAT_NR; i++)
+		if (i != LP_STAT_SAMPLES && i != LP_STAT_EVENTS)
+			lost += st.stat[i];
+	fprintf(stderr, "\r\033[Klatprof: %.1fs  samples %llu  events %llu  lost %llu"
+		"  (Ctrl-C to stop)",
+		(now_ns() - r->attached_ns) / 1e9, (unsigned long long)st.stat[LP_STAT_SAMPLES],
+		(unsigned long long)st.stat[LP_STAT_EVENTS], (unsigned long long)lost);
+}
+
+static bool targets_alive(struct record_run *r)
+{
+	size_t i;
+
+	if (r->have_child) {
+		if (r->child_status != -1)
+			return false;
+		if (waitpid(r->child.pid, &r->child_status, WNOHANG) == r->child.pid)
+			return false;
+		r->child_status = -1;
+		return true;
+	}
+	if (!r->o->pids.nr)
+		return true;	/* -a / --comm: until -d or a signal */
+	for (i = 0; i < r->o->pids.nr; i++)
+		if (!kill(r->o->pids.items[i], 0) || errno != ESRCH)
+			return true;
+	return false;
+}
+
+static int record_loop(struct record_run *r)
+{
+	uint64_t deadline = r->o->duration_s > 0 ?
+		r->attached_ns + (uint64_t)(r->o->duration_s * 1e9) : 0;
+	uint64_t next_status = 0, t;
+	int err = 0;
+
+	while (!stop_requested && !err && targets_alive(r)) {
+		t = now_ns();
+		if (deadline && t >= deadline)
+			break;
+		if (t >= next_status) {
+			status_line(r, false);
+			next_status = t + NSEC_PER_SEC / 4;
+		}
+		err = collect_poll(r->col, 100);
+	}
+	status_line(r, true);
+	return err;
+}
+
+static int start_command(struct record_run *r)
+{
+	int err = child_start(&r->child, r->o->command);
+
+	if (err) {
+		pr_err("cannot start '%s': %s", r->o->command[0], strerror(-err));
+		return err;
+	}
+	r->have_child = true;
+	r->child_status = -1;
+	return 0;
+}
+
+static int release_command(struct record_run *r)
+{
+	int err = child_release(&r->child);
+
+	if (err) {
+		pr_err("cannot run '%s': %s", r->o->command[0], strerror(-err));
+		waitpid(r->child.pid, &r->child_status, 0);
+		r->have_child = false;
+	}
+	return err;
+}
+
+static int open_session(struct record_run *r)
+{
+	struct collect_opts co = {
+		.freq_hz = r->o->freq_hz,
+		.all = r->o->all,
+		.comms = r->o->comms.items,
+		.nr_comms = r->o->comms.nr,
+		.pids = r->o->pids.items,
+		.nr_pids = r->o->pids.nr,
+		.max_stacks = 16384,
+		.max_samples = 65536,
+		.max_procs = 32768,
+		.verbose = log_level >= LOG_LEVEL_DEBUG,
+	};
+	const char *why;
+	int err;
+
+	r->sym = symbolizer_new(NULL);
+	if (!r->sym) {
+		pr_err("cannot create symbolizer: %s", strerror(errno));
+		return -errno;
+	}
+	r->col = collect_open(&co, r->sym, &err, &why);
+	if (!r->col) {
+		pr_err("%s: %s", why, strerror(-err));
+		return err;
+	}
+	if (r->o->command) {
+		err = start_command(r);
+		if (!err)
+			err = collect_add_pid(r->col, r->child.pid);
+		if (err)
+			return err;
+	}
+	err = collect_attach(r->col);
+	if (err) {
+		pr_err("cannot attach BPF programs: %s", strerror(-err));
+		return err;
+	}
+	r->attached_ns = now_ns();
+	pr_debug("attached after %.1f ms", (r->attached_ns - r->start_ns) / 1e6);
+	return r->o->command ? release_command(r) : 0;
+}
+
+static int set_run_meta(struct record_run *r, struct profile *p, int argc, char **argv)
+{
+	struct utsname u;
+	char *cmdline = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&cmdline, &len);
+	int err = 0;
+
+	for (i = 0; f && i < (size_t)argc; i++)
+		fprintf(f, "%s%s", i ? " " : "", argv[i]);
+	if (!f || fclose(f))
+		return -ENOMEM;
+	p->time_ns = r->start_wall_ns;
+	p->duration_ns = r->end_ns - r->attached_ns;
+	err = profile_set_meta(p, "version", LATPROF_VERSION);
+	if (!err)
+		err = profile_set_meta(p, "command_line", cmdline);
+	if (!err && !uname(&u))
+		err = profile_set_meta(p, "kernel", u.release);
+	if (!err)
+		err = profile_set_meta_u64(p, "freq_hz", r->o->freq_hz);
+	if (!err)
+		err = profile_set_meta(p, "unwind", "fp");
+	if (!err)
+		err = profile_set_meta_u64(p, "startup_ns", r->attached_ns - r->start_ns);
+	if (!err && r->have_child && r->child_status != -1 && WIFEXITED(r->child_status))
+		err = profile_set_meta_u64(p, "exit_status", WEXITSTATUS(r->child_status));
+	free(cmdline);
+	return err;
+}
+
+static void print_summary(struct record_run *r, const struct profile *p)
+{
+	uint64_t samples = profile_get_meta_u64(p, "count.samples"), lost = 0;
+	size_t i;
+
+	for (i = 0; i < p->meta.nr; i++)
+		if (!strncmp(p->meta.items[i].key, "lost.", 5))
+			lost += profile_get_meta_u64(p, p->meta.items[i].key);
+	pr_info("wrote %s: %llu samples in %.2f s, %llu processes, %llu lost%s",
+		r->o->output, (unsigned long long)samples, p->duration_ns / 1e9,
+		(unsigned long long)profile_get_meta_u64(p, "count.processes"),
+		(unsigned long long)lost, lost ? " (see 'latprof report')" : "");
+	if (!r->have_child || r->child_status == -1)
+		return;
+	if (WIFEXITED(r->child_status))
+		pr_info("command exited with status %d", WEXITSTATUS(r->child_status));
+	else if (WIFSIGNALED(r->child_status))
+		pr_info("command killed by signal %d (%s)", WTERMSIG(r->child_status),
+			strsignal(WTERMSIG(r->child_status)));
+}
+
+static int finish(struct record_run *r, int argc, char **argv)
+{
+	struct profile *p = profile_new();
+	struct rusage ru;
+	int err;
+
+	r->end_ns = now_ns();
+	collect_detach(r->col);
+	if (r->have_child && r->child_status == -1 && stop_requested) {
+		/* the command keeps running, as with perf; we only stop watching it */
+		pr_info("stopped by signal; command %d still running", r->child.pid);
+	}
+	if (!p)
+		return -ENOMEM;
+	err = collect_build_profile(r->col, p);
+	if (!err)
+		err = set_run_meta(r, p, argc, argv);
+	if (err) {
+		pr_err("cannot build profile: %s", strerror(-err));
+	} else {
+		err = pprof_write_file(p, r->o->output);
+		if (err)
+			pr_err("cannot write %s: %s", r->o->output, strerror(-err));
+		else
+			print_summary(r, p);
+	}
+	if (!getrusage(RUSAGE_SELF, &ru))
+		pr_debug("peak RSS %ld KiB", ru.ru_maxrss);
+	profile_free(p);
+	return err;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .freq_hz = 99, .output = DEFAULT_OUTPUT };
+	struct record_run r = { .o = &o, .child = { .pid = -1, .release_fd = -1,
+						    .error_fd = -1 } };
+	int err, status = EXIT_STATUS_USAGE;
+
+	r.start_ns = now_ns();
+	r.start_wall_ns = wall_ns();
+	if (parse_record_args(argc, argv, &o))
+		goto out;
+	status = EXIT_STATUS_FAILURE;
+	if (check_privileges())
+		goto out;
+	install_signals();
+	err = open_session(&r);
+	if (err) {
+		/* a command that cannot be exec'ed is bad input, like a bad pid */
+		if (err == -ENOENT || err == -EACCES)
+			status = EXIT_STATUS_USAGE;
+		if (r.have_child && r.child_status == -1)
+			child_abort(&r.child);
+		goto out;
+	}
+	err = record_loop(&r);
+	if (!err)
+		err = finish(&r, argc, argv);
+	if (!err)
+		status = EXIT_STATUS_OK;
+out:
+	collect_free(r.col);
+	symbolizer_free(r.sym);
+	free(o.pids.items);
+	free(o.comms.items);
+	return status;
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `latprof report`: a hotspot report for an 80-column terminal: recording
+ * metadata, totals and losses, top functions by self and total weight, and the
+ * heaviest stacks. Colour only on a terminal, never with NO_COLOR.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flamegraph/flame.h"
+#include "src/loadprof.h"
+#include "src/stacks.h"
+#include "src/util.h"
+#include "src/verbs.h"
+
+struct report_opts {
+	const char *weight;
+	unsigned int top;
+	unsigned int stacks;
+	bool color;
+};
+
+struct func_stat {
+	const char *name;	/* interned: the key */
+	uint64_t self, total;
+	size_t last_sample;	/* counts a recursive function once per sample */
+};
+
+struct func_table {
+	struct func_stat *slots;
+	size_t nr_slots, nr;
+};
+
+static const char report_usage[] =
+	"usage: latprof report [FILE] [OPTIONS]\n"
+	"\n"
+	"Hotspot report of a profile (default latprof.pb.gz).\n"
+	"\n"
+	"  -w, --weight W       cpu (samples, default)\n"
+	"  -n, --top N          functions to list (default 15)\n"
+	"      --stacks N       heaviest stacks to show (default 5)\n"
+	"      --no-color       no colour even on a terminal (NO_COLOR is honoured)\n"
+	"  -h, --help           this help\n";
+
+static const char *bold(const struct report_opts *o)
+{
+	return o->color ? "\033[1m" : "";
+}
+
+static const char *reset(const struct report_opts *o)
+{
+	return o->color ? "\033[0m" : "";
+}
+
+static struct func_stat *func_get(struct func_table *t, const char *name)
+{
+	size_t i;
+
+	if ((t->nr + 1) * 2 > t->nr_slots) {
+		struct func_table n = { .nr_slots = t->nr_slots ? t->nr_slots * 2 : 1024 };
+
+		n.slots = calloc(n.nr_slots, sizeof(*n.slots));
+		if (!n.slots)
+			return NULL;
+		for (i = 0; i < t->nr_slots; i++) {
+			struct func_stat *s = &t->slots[i];
+			size_t j = ((uintptr_t)s->name >> 4) & (n.nr_slots - 1);
+
+			if (!s->name)
+				continue;
+			while (n.slots[j].name)
+				j = (j + 1) & (n.nr_slots - 1);
+			n.slots[j] = *s;
+		}
+		n.nr = t->nr;
+		free(t->slots);
+		*t = n;
+	}
+	i = ((uintptr_t)name >> 4) & (t->nr_slots - 1);
+	while (t->slots[i].name && t->slots[i].name != name)
+		i = (i + 1) & (t->nr_slots - 1);
+	if (!t->slots[i].name) {
+		t->slots[i].name = name;
+		t->slots[i].last_sample = SIZE_MAX;
+		t->nr++;
+	}
+	return &t->slots[i];
+}
+
+static int count_functions(const struct profile *p, int col, struct strtab *names,
+			   struct func_table *t)
+{
+	struct stack_names st = { 0 };
+	struct func_stat *fs;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; !err && i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+		int64_t w = s->values[col];
+
+		if (w <= 0)
+			continue;
+		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM, names, &st);
+		for (j = 0; !err && j < st.nr; j++) {
+			fs = func_get(t, st.items[j]);
+			if (!fs) {
+				err = -ENOMEM;
+				break;
+			}
+			if (fs->last_sample != i)
+				fs->total += w;
+			fs->last_sample = i;
+			if (j == st.nr - 1)
+				fs->self += w;
+		}
+	}
+	free(st.items);
+	return err;
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+	const struct func_stat *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * part / total : 0.0;
+}
+
+static void print_functions(const struct report_opts *o, struct func_table *t, uint64_t total)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nr_slots; i++)
+		if (t->slots[i].name)
+			t->slots[n++] = t->slots[i];
+	qsort(t->slots, n, sizeof(*t->slots), cmp_self);
+	printf("\n%sTop functions by self %s%s\n", bold(o), o->weight, reset(o));
+	printf("  %7s %8s %7s %8s  %s\n", "self%", "self", "total%", "total", "function");
+	for (i = 0; i < n && i < o->top; i++) {
+		const struct func_stat *s = &t->slots[i];
+
+		if (!s->self)
+			break;
+		printf("  %6.2f%% %8" PRIu64 " %6.2f%% %8" PRIu64 "  %.40s\n", pct(s->self, total),
+		       s->self, pct(s->total, total), s->total, s->name);
+	}
+}
+
+static int cmp_stack_weight(const void *a, const void *b)
+{
+	const struct flame_stack *x = *(const struct flame_stack *const *)a;
+	const struct flame_stack *y = *(const struct flame_stack *const *)b;
+
+	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
+}
+
+static int print_stacks(const struct report_opts *o, const struct profile *p, int col)
+{
+	struct flame *f = flame_new();
+	const struct flame_stack *st, **order = NULL;
+	size_t i, j, n;
+	int err = f ? stacks_to_flame(p, col, STACKS_FLAG_PER_PID, f) : -ENOMEM;
+
+	if (err)
+		goto out;
+	n = flame_nr_stacks(f);
+	st = flame_stacks(f);
+	order = calloc(n ? n : 1, sizeof(*order));
+	if (!order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		order[i] = &st[i];
+	qsort(order, n, sizeof(*order), cmp_stack_weight);
+	printf("\n%sTop stacks (leaf first)%s\n", bold(o), reset(o));
+	for (i = 0; i < n && i < o->stacks; i++) {
+		printf("  #%zu %6.2f%% %8llu  %.50s\n", i + 1, pct(order[i]->weight, flame_total(f)),
+		       (unsigned long long)order[i]->weight, order[i]->frames[0]);
+		for (j = order[i]->nr_frames; j-- > 1;) {
+			if (order[i]->nr_frames - j > 12) {
+				printf("        ... %zu more\n", j);
+				break;
+			}
+			printf("        %.70s\n", order[i]->frames[j]);
+		}
+	}
+out:
+	free(order);
+	flame_free(f);
+	return err;
+}
+
+static void print_header(const struct report_opts *o, const struct profile *p, const char *path,
+			 uint64_t total)
+{
+	const char *cmd = profile_get_meta(p, "command_line");
+	const char *exit_status = profile_get_meta(p, "exit_status");
+	time_t t = p->time_ns / NSEC_PER_SEC;
+	char when[64] = "";
+
+	if (p->time_ns)
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	printf("%slatprof report: %s%s\n", bold(o), path, reset(o));
+	if (cmd)
+		printf("  command    %.66s\n", cmd);
+	printf("  recorded   %s, %.2f s at %" PRIu64 " Hz (%s stacks), kernel %s\n", when,
+	       p->duration_ns / 1e9, profile_get_meta_u64(p, "freq_hz"),
+	       profile_get_meta(p, "unwind") ? profile_get_meta(p, "unwind") : "?",
+	       profile_get_meta(p, "kernel") ? profile_get_meta(p, "kernel") : "?");
+	if (exit_status)
+		printf("  exit       command exited with status %s\n", exit_status);
+	printf("  total      %" PRIu64 " %s", total, o->weight);
+	if (p->period > 0 && !strcmp(o->weight, "cpu"))
+		printf(" = %.3f s on CPU", total * (double)p->period / 1e9);
+	printf(", %" PRIu64 " processes\n", profile_get_meta_u64(p, "count.processes"));
+}
+
+static void print_losses(const struct report_opts *o, const struct profile *p)
+{
+	size_t i;
+	int n = 0;
+
+	printf("\n%sLost and dropped%s\n", bold(o), reset(o));
+	for (i = 0; i < p->meta.nr; i++) {
+		uint64_t v;
+
+		if (strncmp(p->meta.items[i].key, "lost.", 5))
+			continue;
+		v = profile_get_meta_u64(p, p->meta.items[i].key);
+		if (!v)
+			continue;
+		printf("  %-34s %10" PRIu64 "\n", p->meta.items[i].key + 5, v);
+		n++;
+	}
+	if (!n)
+		printf("  none: every sample was recorded with its stacks\n");
+}
+
+static int report(const struct report_opts *o, const struct profile *p, const char *path)
+{
+	struct func_table t = { 0 };
+	struct strtab *names = strtab_new();
+	uint64_t total = 0;
+	size_t i;
+	int col = profile_weight_column(p, o->weight), err;
+
+	if (col < 0)
+		return -EINVAL;
+	if (!names)
+		return -ENOMEM;
+	for (i = 0; i < p->samples.nr; i++)
+		if (p->samples.items[i].values[col] > 0)
+			total += p->samples.items[i].values[col];
+	print_header(o, p, path, total);
+	err = count_functions(p, col, names, &t);
+	if (!err) {
+		print_functions(o, &t, total);
+		err = print_stacks(o, p, col);
+	}
+	if (!err)
+		print_losses(o, p);
+	free(t.slots);
+	strtab_free(names);
+	return err;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "weight", required_argument, NULL, 'w' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "stacks", required_argument, NULL, 's' },
+		{ "no-color", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_opts o = { .weight = "cpu", .top = 15, .stacks = 5 };
+	const char *path;
+	struct profile *p;
+	uint64_t v;
+	int c, err;
+
+	o.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "w:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			o.weight = optarg;
+			break;
+		case 'n':
+		case 's':
+			if (parse_u64(optarg, 0, 100000, &v)) {
+				pr_err("invalid count '%s'", optarg);
+				return EXIT_STATUS_USAGE;
+			}
+			*(c == 'n' ? &o.top : &o.stacks) = v;
+			break;
+		case 'C':
+			o.color = false;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return EXIT_STATUS_OK;
+		default:
+			fputs("see 'latprof report --help'\n", stderr);
+			return EXIT_STATUS_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		pr_err("too many arguments (one profile at a time)");
+		return EXIT_STATUS_USAGE;
+	}
+	path = optind < argc ? argv[optind] : "latprof.pb.gz";
+	p = profile_load(path);
+	if (!p)
+		return EXIT_STATUS_USAGE;
+	err = report(&o, p, path);
+	profile_free(p);
+	if (err == -EINVAL)
+		return EXIT_STATUS_USAGE;
+	if (err)
+		pr_err("cannot report: %s", strerror(-err));
+	return err ? EXIT_STATUS_FAILURE : EXIT_STATUS_OK;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Profile samples as stacks of names, the way folded output, reports and
+ * flame graphs show them (CLI.md "Folded stack conventions"): the process
+ * name first, then frames root to leaf; kernel frames end in "_[k]", inlined
+ * ones in "_[i]"; a frame without a symbol is "MODULE+0xOFFSET" or
+ * "[unknown]".
+ */
+#ifndef LATPROF_STACKS_H
+#define LATPROF_STACKS_H
+
+#include <stddef.h>
+
+#include "flamegraph/flame.h"
+#include "src/profile.h"
+#include "src/strtab.h"
+
+enum stacks_flag {
+	STACKS_FLAG_PER_PID = 1 << 0,	/* first frame "comm-PID" instead of "comm" */
+	STACKS_FLAG_NO_COMM = 1 << 1,	/* no process frame at all */
+};
+
+struct stack_names {
+	const char **items;	/* root first; interned in the caller's strtab */
+	size_t nr, alloc;
+};
+
+/*
+ * Fill @out with the names of sample @s, root first, interning into @names.
+ * Returns 0 or -ENOMEM. @out is reset first; free its items when done.
+ */
+int stack_names_of(const struct profile *p, const struct profile_sample *s, unsigned flags,
+		   struct strtab *names, struct stack_names *out);
+
+/* Add every sample of @p to @f, weighted by value column @column. 0 or -ENOMEM. */
+int stacks_to_flame(const struct profile *p, int column, unsigned flags, struct flame *f);
+
+#endif

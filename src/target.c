@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Launching `-- COMMAND` held at a pipe until latprof is attached. */
+#include "src/target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static bool is_executable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+bool command_exists(const char *file)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+
+	if (strchr(file, '/'))
+		return is_executable(file);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end > p ? p : ".",
+			     file) >= (int)sizeof(buf))
+			continue;
+		if (is_executable(buf))
+			return true;
+	}
+	return false;
+}
+
+static void child_run(int release_rd, int error_wr, char *const argv[])
+{
+	char byte;
+	int e;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	while (read(release_rd, &byte, 1) < 0 && errno == EINTR)
+		;
+	close(release_rd);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(error_wr, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int child_start(struct child *c, char *const argv[])
+{
+	int rel[2], errp[2];
+
+	if (pipe2(rel, O_CLOEXEC))
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		close(rel[0]);
+		close(rel[1]);
+		return -errno;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		int err = -errno;
+
+		close(rel[0]);
+		close(rel[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return err;
+	}
+	if (c->pid == 0) {
+		close(rel[1]);
+		close(errp[0]);
+		child_run(rel[0], errp[1], argv);
+	}
+	close(rel[0]);
+	close(errp[1]);
+	c->release_fd = rel[1];
+	c->error_fd = errp[0];
+	return 0;
+}
+
+int child_release(struct child *c)
+{
+	char byte = 1;
+	int e = 0;
+	ssize_t n;
+
+	if (write(c->release_fd, &byte, 1) != 1)
+		return -errno;
+	close(c->release_fd);
+	c->release_fd = -1;
+	do
+		n = read(c->error_fd, &e, sizeof(e));	/* EOF: exec succeeded */
+	while (n < 0 && errno == EINTR);
+	close(c->error_fd);
+	c->error_fd = -1;
+	return n == sizeof(e) ? -e : 0;
+}
+
+void child_abort(struct child *c)
+{
+	if (c->pid <= 0)
+		return;
+	kill(c->pid, SIGKILL);
+	if (c->release_fd >= 0)
+		close(c->release_fd);
+	if (c->error_fd >= 0)
+		close(c->error_fd);
+	waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+}

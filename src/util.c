@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Leaf utilities: logging, array growth, atomic file writes, small parsers. */
+#include "src/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum log_level log_level = LOG_LEVEL_INFO;
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	fputs("latprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int array_grow_(void **items, size_t *alloc, size_t need, size_t size)
+{
+	size_t n = *alloc ? *alloc : 16;
+	void *p;
+
+	if (need <= *alloc)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / size)
+		return -ENOMEM;
+	p = realloc(*items, n * size);
+	if (!p)
+		return -ENOMEM;
+	*items = p;
+	*alloc = n;
+	return 0;
+}
+
+static int write_stdout(write_fn fn, void *arg)
+{
+	int err = fn(stdout, arg);
+
+	if (fflush(stdout) && !err)
+		err = -errno;
+	return err;
+}
+
+int write_file_atomic(const char *path, write_fn fn, void *arg)
+{
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int fd, err;
+
+	if (!strcmp(path, "-"))
+		return write_stdout(fn, arg);
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		tmp = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	/* mkstemp makes 0600; outputs are ordinary files */
+	fchmod(fd, 0644 & ~umask(umask(0)));
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		goto out;
+	}
+	err = fn(f, arg);
+	if (fflush(f) && !err)
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	f = NULL;
+	if (!err && rename(tmp, path))
+		err = -errno;
+out:
+	if (err && tmp)
+		unlink(tmp);	/* never leave a partial file behind */
+	free(tmp);
+	return err;
+}
+
+int read_file(const char *path, char **buf, size_t *len)
+{
+	size_t n = 0, alloc = 0;
+	char *p = NULL, *q;
+	int fd, err = 0;
+	ssize_t r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (alloc - n < 4096) {
+			alloc = alloc ? alloc * 2 : 65536;
+			q = realloc(p, alloc + 1);
+			if (!q) {
+				err = -ENOMEM;
+				break;
+			}
+			p = q;
+		}
+		r = read(fd, p + n, alloc - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (err) {
+		free(p);
+		return err;
+	}
+	p[n] = '\0';
+	*buf = p;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t wall_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+bool str_has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}

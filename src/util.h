@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Leaf utilities shared by every module: logging for the program (src/ only;
+ * libraries never print), the one growable-array idiom, and writing an output
+ * file completely or not at all.
+ */
+#ifndef LATPROF_UTIL_H
+#define LATPROF_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NSEC_PER_SEC 1000000000ULL
+
+enum log_level {
+	LOG_LEVEL_QUIET,
+	LOG_LEVEL_ERROR,
+	LOG_LEVEL_WARN,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG,
+};
+
+/* The program's verbosity; set once by main() from -q/-v. */
+extern enum log_level log_level;
+
+/* Print "latprof: MESSAGE\n" on stderr if @level is enabled. src/ only. */
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define pr_err(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define pr_warn(...) log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
+#define pr_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define pr_debug(...) log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+/*
+ * Make room for @need items in a growable array {items, nr, alloc} whose
+ * elements are @size bytes. Returns 0 or -ENOMEM (also on size overflow); on
+ * failure the array is unchanged.
+ */
+int array_grow_(void **items, size_t *alloc, size_t need, size_t size);
+#define array_grow(a, need) \
+	array_grow_((void **)&(a)->items, &(a)->alloc, (need), sizeof(*(a)->items))
+
+typedef int (*write_fn)(FILE *f, void *arg);
+
+/*
+ * Write a file completely or not at all: @fn writes into "PATH.tmp.XXXXXX" in
+ * the same directory, which is renamed to @path only if @fn, fflush and fclose
+ * all succeeded. "-" writes to stdout. Returns 0, @fn's negative error, or
+ * -errno. On failure no file is left behind.
+ */
+int write_file_atomic(const char *path, write_fn fn, void *arg);
+
+/* Read a whole file into a malloc'ed buffer (NUL-terminated). 0 or -errno. */
+int read_file(const char *path, char **buf, size_t *len);
+
+/* Parse a decimal number in [min, max]; the whole string must be used. */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* CLOCK_MONOTONIC / CLOCK_REALTIME in nanoseconds. Cannot fail. */
+uint64_t now_ns(void);
+uint64_t wall_ns(void);
+
+/* Does s end with suffix? */
+bool str_has_suffix(const char *s, const char *suffix);
+
+#endif

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /proc/kallsyms parsing and lookup. Only text symbols (t, T, w, W) are kept,
+ * like perf does: a sampled kernel address is always code. A symbol ends where
+ * the next one starts, or at an end marker: _etext and _einittext for the
+ * kernel image, and base + size from /proc/modules for a module. Symbols that
+ * share an address (aliases) are reduced to one: global before weak before
+ * local, then the name with fewer leading underscores.
+ */
+#include "symbolize/kallsyms.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/strtab.h"
+#include "src/util.h"
+
+#define KERNEL_MAP_NAME "[kernel.kallsyms]"
+
+static const char *const end_markers[] = { "_etext", "_einittext" };
+
+static int kallsyms_add_map(struct kallsyms *k, const char *path, uint64_t offset)
+{
+	struct sym_mapping *m;
+
+	if (array_grow(&k->maps, k->maps.nr + 1))
+		return -ENOMEM;
+	m = &k->maps.items[k->maps.nr++];
+	memset(m, 0, sizeof(*m));
+	m->start = UINT64_MAX;
+	m->offset = offset;
+	m->path = path;
+	m->build_id = "";
+	m->kernel = true;
+	return 0;
+}
+
+/* Index of the mapping named @path (interned), added if new; -ENOMEM. */
+static long kallsyms_map_index(struct kallsyms *k, const char *path, size_t *last)
+{
+	size_t i;
+
+	if (*last < k->maps.nr && k->maps.items[*last].path == path)
+		return *last;	/* module symbols come in runs */
+	for (i = 0; i < k->maps.nr; i++) {
+		if (k->maps.items[i].path == path)
+			break;
+	}
+	if (i == k->maps.nr && kallsyms_add_map(k, path, 0))
+		return -ENOMEM;
+	*last = i;
+	return i;
+}
+
+static uint32_t ksym_rank(char type, const char *name)
+{
+	uint32_t underscores = 0;
+
+	while (name[underscores] == '_' && underscores < 15)
+		underscores++;
+	/* end markers get 0, so a real function at the same address wins */
+	switch (type) {
+	case 'T':
+		return 4 * 16 + 15 - underscores;
+	case 'W':
+		return 3 * 16 + 15 - underscores;
+	case 't':
+		return 2 * 16 + 15 - underscores;
+	default:
+		return 1 * 16 + 15 - underscores;
+	}
+}
+
+static bool is_end_marker(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(end_markers); i++) {
+		if (!strcmp(name, end_markers[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One line: "ffffffff81000000 T _stext" or "... t name\t[module]". @line is
+ * NUL-terminated; the name is cut in place.
+ */
+static int kallsyms_parse_line(struct kallsyms *k, char *line, struct strtab *strs,
+			       size_t *last)
+{
+	struct ksym *sym;
+	char *end, *name, *mod, type;
+	const char *path = k->maps.items[0].path;
+	uint64_t addr;
+	long map;
+
+	addr = strtoull(line, &end, 16);
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return 0;
+	type = end[1];
+	name = end + 3;
+	if (!addr || !strchr("tTwW", type))
+		return 0;
+	mod = strchr(name, '\t');
+	if (mod) {
+		*mod++ = '\0';
+		path = strtab_intern(strs, mod);
+		if (!path)
+			return -ENOMEM;
+	}
+	map = kallsyms_map_index(k, path, last);
+	if (map < 0 || array_grow(&k->syms, k->syms.nr + 1))
+		return -ENOMEM;
+	sym = &k->syms.items[k->syms.nr++];
+	sym->addr = addr;
+	sym->map = map;
+	if (map == 0 && is_end_marker(name)) {
+		sym->name = NULL;
+		sym->rank = 0;
+	} else {
+		sym->name = name;
+		sym->rank = ksym_rank(type, name);
+	}
+	return 0;
+}
+
+static int kallsyms_parse(struct kallsyms *k, struct strtab *strs)
+{
+	char *line = k->buf, *nl;
+	size_t last = 0;
+	int err;
+
+	while (*line) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		err = kallsyms_parse_line(k, line, strs, &last);
+		if (err)
+			return err;
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+	return 0;
+}
+
+/* Add an end marker at base + size for each module /proc/modules lists. */
+static int kallsyms_parse_modules(struct kallsyms *k, const char *path, struct strtab *strs)
+{
+	char *buf = NULL, *line, *nl;
+	char name[72];
+	uint64_t size, base;
+	const char *mod;
+	size_t i;
+	int err;
+
+	if (read_file(path, &buf, NULL))
+		return 0;	/* sizes only sharpen the last symbol's end */
+	err = 0;
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (sscanf(line, "%63s %" SCNu64 " %*s %*s %*s %" SCNx64, name + 1, &size,
+			   &base) != 3 || !base)
+			continue;
+		name[0] = '[';
+		strcat(name, "]");
+		mod = strtab_intern(strs, name);
+		if (!mod) {
+			err = -ENOMEM;
+			break;
+		}
+		for (i = 1; i < k->maps.nr && k->maps.items[i].path != mod; i++)
+			;
+		if (i == k->maps.nr)
+			continue;	/* no symbols: nothing to end */
+		if (array_grow(&k->syms, k->syms.nr + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		k->syms.items[k->syms.nr++] = (struct ksym){ .addr = base + size, .map = i };
+	}
+	free(buf);
+	return err;
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (!x->name || !y->name)
+		return !x->name - !y->name;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort, keep the best alias per address, and compute each mapping's range. */
+static void kallsyms_finish(struct kallsyms *k)
+{
+	struct ksym *syms = k->syms.items;
+	struct sym_mapping *m;
+	uint64_t end;
+	size_t i, n = 0;
+
+	qsort(syms, k->syms.nr, sizeof(*syms), ksym_cmp);
+	for (i = 0; i < k->syms.nr; i++) {
+		if (n && syms[n - 1].addr == syms[i].addr)
+			continue;
+		syms[n++] = syms[i];
+	}
+	k->syms.nr = n;
+	for (i = 0; i < n; i++) {
+		m = &k->maps.items[syms[i].map];
+		if (syms[i].name && syms[i].addr < m->start)
+			m->start = syms[i].addr;
+		/* a function runs to the next symbol, an end marker ends there */
+		end = syms[i].addr;
+		if (syms[i].name)
+			end = i + 1 < n ? syms[i + 1].addr : UINT64_MAX;
+		if (end > m->limit)
+			m->limit = end;
+	}
+	for (i = 0; i < k->maps.nr; i++) {
+		m = &k->maps.items[i];
+		if (m->start > m->limit)
+			m->start = m->limit;	/* only end markers: empty */
+	}
+	/* rel_address of the kernel image is the address itself, as perf shows it */
+	k->maps.items[0].offset = k->maps.items[0].start;
+}
+
+/* The state without symbols: one mapping that covers every address. */
+static void kallsyms_make_catch_all(struct kallsyms *k)
+{
+	struct sym_mapping *m = &k->maps.items[0];
+
+	free(k->buf);
+	k->buf = NULL;
+	free(k->syms.items);
+	memset(&k->syms, 0, sizeof(k->syms));
+	k->maps.nr = 1;
+	m->start = 0;
+	m->limit = UINT64_MAX;
+	m->offset = 0;
+	k->usable = false;
+}
+
+int kallsyms_load(struct kallsyms *k, const char *path, const char *modules_path,
+		  struct strtab *strs)
+{
+	const char *kernel;
+	int err = -ENOMEM;
+
+	memset(k, 0, sizeof(*k));
+	kernel = strtab_intern(strs, KERNEL_MAP_NAME);
+	if (!kernel || kallsyms_add_map(k, kernel, 0))
+		goto out;
+	if (!path || read_file(path, &k->buf, NULL)) {
+		kallsyms_make_catch_all(k);
+		return 0;
+	}
+	err = kallsyms_parse(k, strs);
+	if (!err && modules_path)
+		err = kallsyms_parse_modules(k, modules_path, strs);
+	if (err)
+		goto out;
+	if (!k->syms.nr) {
+		kallsyms_make_catch_all(k);	/* kptr_restrict: all addresses are 0 */
+		return 0;
+	}
+	kallsyms_finish(k);
+	k->usable = true;
+	return 0;
+out:
+	kallsyms_release(k);
+	return err;
+}
+
+void kallsyms_release(struct kallsyms *k)
+{
+	free(k->buf);
+	free(k->syms.items);
+	free(k->maps.items);
+	memset(k, 0, sizeof(*k));
+}
+
+void kallsyms_lookup(const struct kallsyms *k, uint64_t addr, const struct sym_mapping **map,
+		     const char **name, uint64_t *sym_addr)
+{
+	const struct ksym *sym;
+	const struct sym_mapping *m;
+	size_t lo = 0, hi = k->syms.nr, mid;
+
+	*map = NULL;
+	*name = NULL;
+	*sym_addr = 0;
+	if (!k->usable) {
+		*map = k->maps.nr ? &k->maps.items[0] : NULL;
+		return;
+	}
+	while (lo < hi) {	/* first symbol above addr */
+		mid = lo + (hi - lo) / 2;
+		if (k->syms.items[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return;
+	sym = &k->syms.items[lo - 1];
+	m = &k->maps.items[sym->map];
+	if (addr < m->start || addr >= m->limit)
+		return;
+	*map = m;
+	*name = sym->name;
+	*sym_addr = sym->name ? sym->addr : 0;
+}

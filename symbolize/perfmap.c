@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf-PID.map reading. JITs append to the file while they run and may
+ * reuse an address range for new code, so when two symbols start at the same
+ * address the one written last wins.
+ */
+#include "symbolize/perfmap.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/strtab.h"
+#include "src/util.h"
+
+struct perfmap_sym {
+	uint64_t start;
+	uint64_t size;
+	const char *name;
+	size_t seq;		/* line number, for "last wins" */
+};
+
+struct perfmap {
+	struct { struct perfmap_sym *items; size_t nr, alloc; } syms;	/* by start */
+};
+
+static int perfmap_parse_line(struct perfmap *m, char *line, size_t seq, struct strtab *strs)
+{
+	struct perfmap_sym *sym;
+	uint64_t start, size;
+	char *end;
+
+	start = strtoull(line, &end, 16);
+	if (end == line || *end != ' ')
+		return 0;
+	line = end + 1;
+	size = strtoull(line, &end, 16);
+	if (end == line || *end != ' ' || !size || !end[1])
+		return 0;
+	if (array_grow(&m->syms, m->syms.nr + 1))
+		return -ENOMEM;
+	sym = &m->syms.items[m->syms.nr];
+	sym->start = start;
+	sym->size = size;
+	sym->seq = seq;
+	sym->name = strtab_intern(strs, end + 1);
+	if (!sym->name)
+		return -ENOMEM;
+	m->syms.nr++;
+	return 0;
+}
+
+static int perfmap_sym_cmp(const void *a, const void *b)
+{
+	const struct perfmap_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? 1 : -1;	/* newest first */
+}
+
+static int perfmap_parse(struct perfmap *m, char *buf, struct strtab *strs)
+{
+	char *line, *nl;
+	size_t seq = 0, i, n = 0;
+	int err;
+
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		err = perfmap_parse_line(m, line, seq++, strs);
+		if (err)
+			return err;
+	}
+	qsort(m->syms.items, m->syms.nr, sizeof(*m->syms.items), perfmap_sym_cmp);
+	for (i = 0; i < m->syms.nr; i++) {
+		if (n && m->syms.items[n - 1].start == m->syms.items[i].start)
+			continue;
+		m->syms.items[n++] = m->syms.items[i];
+	}
+	m->syms.nr = n;
+	return n ? 0 : -ENOENT;
+}
+
+static int read_perfmap_file(int pid, char **buf)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid, pid);
+	if (!read_file(path, buf, NULL))
+		return 0;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	return read_file(path, buf, NULL);
+}
+
+struct perfmap *perfmap_load(int pid, struct strtab *strs)
+{
+	struct perfmap *m = NULL;
+	char *buf = NULL;
+	int err;
+
+	err = read_perfmap_file(pid, &buf);
+	if (err)
+		goto out;
+	err = -ENOMEM;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		goto out;
+	err = perfmap_parse(m, buf, strs);
+out:
+	free(buf);
+	if (err) {
+		perfmap_free(m);
+		errno = -err;
+		return NULL;
+	}
+	return m;
+}
+
+void perfmap_free(struct perfmap *m)
+{
+	if (!m)
+		return;
+	free(m->syms.items);
+	free(m);
+}
+
+bool perfmap_lookup(const struct perfmap *m, uint64_t addr, const char **name,
+		    uint64_t *start)
+{
+	const struct perfmap_sym *sym;
+	size_t lo = 0, hi = m->syms.nr, mid;
+
+	while (lo < hi) {	/* first symbol starting above addr */
+		mid = lo + (hi - lo) / 2;
+		if (m->syms.items[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	sym = &m->syms.items[lo - 1];
+	if (addr - sym->start >= sym->size)
+		return false;
+	*name = sym->name;
+	*start = sym->start;
+	return true;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * perf-PID.map files, private to symbolize/: the symbols a JIT (V8/Node,
+ * the JVM with perf-map-agent, LuaJIT, Python 3.12 -X perf ...) writes for
+ * code it generated in anonymous memory. One line per symbol:
+ * "START SIZE NAME", START and SIZE in hex.
+ */
+#ifndef LATPROF_SYMBOLIZE_PERFMAP_H
+#define LATPROF_SYMBOLIZE_PERFMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct strtab;
+struct perfmap;
+
+/*
+ * Read the map of process @pid: /proc/PID/root/tmp/perf-PID.map while the
+ * process lives (its /tmp may be a container's), else /tmp/perf-PID.map.
+ * Names are interned in @strs. Returns the map, or NULL with errno set
+ * (ENOENT: no such file or no symbol in it).
+ */
+struct perfmap *perfmap_load(int pid, struct strtab *strs);
+
+/* NULL is a no-op. */
+void perfmap_free(struct perfmap *m);
+
+/*
+ * The symbol containing @addr: its name (borrowed from the strtab) and start.
+ * Returns false if none. Cannot fail.
+ */
+bool perfmap_lookup(const struct perfmap *m, uint64_t addr, const char **name,
+		    uint64_t *start);
+
+#endif

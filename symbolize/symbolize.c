@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The symbolizer: process snapshots, the caches, and the glue between
+ * /proc/PID/maps, binaries (binary.c) and kernel symbols (kallsyms.c).
+ *
+ * A snapshot keeps only executable mappings, since only they hold sampled
+ * code: file-backed ones with their binary, opened right away so the file
+ * stays reachable after the process exits, plus [vdso] and anonymous ones
+ * (JIT code), which resolve through perf-PID.map when the JIT writes one.
+ *
+ * Results are cached twice: frames per (binary, address in the file), shared
+ * by every process mapping that binary, and locations per (process, address),
+ * because a location names the process's own mapping and address. Locations
+ * and frames live in an arena, so the pointers handed out never move.
+ */
+#include "symbolize/symbolize.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/strtab.h"
+#include "src/util.h"
+#include "symbolize/binary.h"
+#include "symbolize/hashmap.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/perfmap.h"
+
+#define KALLSYMS_PATH "/proc/kallsyms"
+#define MODULES_PATH "/proc/modules"
+#define DELETED_SUFFIX " (deleted)"
+#define ARENA_CHUNK_SIZE (64 * 1024)
+
+/* Bump allocation for results that must not move; freed all at once. */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t size, used;
+	max_align_t data[];
+};
+
+struct proc_map {
+	struct sym_mapping map;
+	struct binary *bin;	/* NULL: no ELF to read (anonymous, unreadable) */
+};
+
+struct sym_process {
+	int pid;
+	struct { struct proc_map *items; size_t nr, alloc; } maps;	/* sorted by start */
+	struct perfmap *jit;	/* perf-PID.map, read on first need */
+	bool jit_tried;
+};
+
+struct symbolizer {
+	struct symbolizer_opts opts;
+	struct strtab *strs;
+	struct { struct sym_process **items; size_t nr, alloc; } procs;
+	struct { struct binary **items; size_t nr, alloc; } bins;
+	struct hashmap bin_cache;	/* (NULL, dev, inode) or (path, 0, 0) -> binary */
+	struct hashmap frame_cache;	/* (binary, vaddr, is_return) -> a location */
+	struct hashmap loc_cache;	/* (process or &kallsyms, addr, is_return) -> location */
+	struct kallsyms ksyms;
+	bool ksyms_loaded;
+	struct binary *vdso;
+	bool vdso_tried;
+	struct arena_chunk *arena;
+	struct sym_frames scratch;
+	struct sym_frame unknown;	/* the one frame of an unresolved address */
+};
+
+static void *arena_alloc(struct symbolizer *s, size_t size)
+{
+	struct arena_chunk *c = s->arena;
+	size_t align = sizeof(max_align_t), n;
+	void *p;
+
+	size = (size + align - 1) / align * align;
+	if (!c || c->size - c->used < size) {
+		n = size > ARENA_CHUNK_SIZE ? size : ARENA_CHUNK_SIZE;
+		c = malloc(sizeof(*c) + n);
+		if (!c)
+			return NULL;
+		c->size = n;
+		c->used = 0;
+		c->next = s->arena;
+		s->arena = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += size;
+	return p;
+}
+
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (opts)
+		s->opts = *opts;
+	s->strs = strtab_new();
+	if (!s->strs) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+static void process_free(struct sym_process *p)
+{
+	if (!p)
+		return;
+	perfmap_free(p->jit);
+	free(p->maps.items);
+	free(p);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	struct arena_chunk *c;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->procs.nr; i++)
+		process_free(s->procs.items[i]);
+	free(s->procs.items);
+	for (i = 0; i < s->bins.nr; i++)
+		binary_free(s->bins.items[i]);
+	free(s->bins.items);
+	binary_free(s->vdso);
+	hashmap_release(&s->bin_cache);
+	hashmap_release(&s->frame_cache);
+	hashmap_release(&s->loc_cache);
+	kallsyms_release(&s->ksyms);
+	while ((c = s->arena)) {
+		s->arena = c->next;
+		free(c);
+	}
+	free(s->scratch.items);
+	strtab_free(s->strs);
+	free(s);
+}
+
+/* One field of a maps line, for the parser below. */
+struct maps_line {
+	uint64_t start, limit, offset, dev, inode;
+	char perms[5];
+	const char *path;	/* the rest of the line, "" for anonymous */
+};
+
+static bool maps_parse_line(char *line, struct maps_line *ml)
+{
+	unsigned int major, minor;
+	int n = 0;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
+		   &ml->start, &ml->limit, ml->perms, &ml->offset, &major, &minor,
+		   &ml->inode, &n) != 7 || !n)
+		return false;
+	ml->dev = (uint64_t)major << 32 | minor;
+	line += n;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	ml->path = line;
+	return true;
+}
+
+/* A file name in the process's view, as an owned "/proc/PID/..." string. */
+static char *proc_path(int pid, const char *fmt_tail, const char *arg1, uint64_t a, uint64_t b)
+{
+	size_t n = 64 + (arg1 ? strlen(arg1) : 0);
+	char *buf = malloc(n);
+	int len;
+
+	if (!buf)
+		return NULL;
+	if (arg1)
+		len = snprintf(buf, n, "/proc/%d/%s%s", pid, fmt_tail, arg1);
+	else
+		len = snprintf(buf, n, "/proc/%d/%s%" PRIx64 "-%" PRIx64, pid, fmt_tail, a, b);
+	if (len < 0 || (size_t)len >= n) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int open_owned(char *path)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+	free(path);
+	return fd;
+}
+
+/*
+ * Open the file behind a mapping, in order of trust: map_files (the mapped
+ * file itself, even deleted, but needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE), /proc/PID/exe for the main executable (also when
+ * deleted), the path in the process's root (containers), the path as is.
+ */
+static int open_mapped_file(int pid, const struct maps_line *ml, const char *path,
+			    const char *exe)
+{
+	bool deleted = strcmp(path, ml->path) != 0;
+	int fd;
+
+	fd = open_owned(proc_path(pid, "map_files/", NULL, ml->start, ml->limit));
+	if (fd < 0 && exe && !strcmp(exe, ml->path))
+		fd = open_owned(proc_path(pid, "exe", "", 0, 0));
+	if (fd < 0 && !deleted)
+		fd = open_owned(proc_path(pid, "root", path, 0, 0));
+	if (fd < 0 && !deleted)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
+/*
+ * The cached binary for a file mapping, opened now if new. *@out is NULL if
+ * the file cannot be opened; that is retried by the next snapshot, since
+ * another process may still have it. Returns 0 or -ENOMEM.
+ */
+static int symbolizer_binary(struct symbolizer *s, int pid, const struct maps_line *ml,
+			     const char *path, const char *exe, struct binary **out)
+{
+	const void *obj = ml->inode ? NULL : path;
+	struct binary *b;
+	int fd;
+
+	/* maps gives device and inode, so known files need no system call */
+	*out = hashmap_get(&s->bin_cache, obj, ml->dev, ml->inode);
+	if (*out)
+		return 0;
+	fd = open_mapped_file(pid, ml, path, exe);
+	if (fd < 0)
+		return 0;
+	b = binary_new(fd, path, s->strs);
+	if (!b)
+		return -ENOMEM;
+	if (array_grow(&s->bins, s->bins.nr + 1)) {
+		binary_free(b);
+		return -ENOMEM;
+	}
+	s->bins.items[s->bins.nr++] = b;
+	if (hashmap_put(&s->bin_cache, obj, ml->dev, ml->inode, b))
+		return -ENOMEM;
+	*out = b;
+	return 0;
+}
+
+/* This process's vDSO, if @size says the target maps the same image. */
+static struct binary *symbolizer_vdso(struct symbolizer *s, uint64_t size)
+{
+	if (!s->vdso_tried) {
+		s->vdso_tried = true;
+		s->vdso = binary_new_vdso(s->strs);
+	}
+	/* a 32-bit process maps another image; then resolve nothing */
+	if (!s->vdso || binary_vdso_size(s->vdso) != size)
+		return NULL;
+	return s->vdso;
+}
+
+static int process_add_map(struct symbolizer *s, struct sym_process *p,
+			   const struct maps_line *ml, const char *exe)
+{
+	size_t len = strlen(ml->path);
+	struct proc_map *m;
+	const char *path;
+
+	if (str_has_suffix(ml->path, DELETED_SUFFIX) && ml->path[0] == '/')
+		len -= strlen(DELETED_SUFFIX);
+	path = strtab_intern_len(s->strs, len ? ml->path : "[anon]", len ? len : 6);
+	if (!path || array_grow(&p->maps, p->maps.nr + 1))
+		return -ENOMEM;
+	m = &p->maps.items[p->maps.nr];
+	memset(m, 0, sizeof(*m));
+	m->map.start = ml->start;
+	m->map.limit = ml->limit;
+	m->map.offset = ml->offset;
+	m->map.path = path;
+	m->map.build_id = "";
+	p->maps.nr++;
+	if (path[0] == '/') {
+		if (symbolizer_binary(s, p->pid, ml, path, exe, &m->bin))
+			return -ENOMEM;
+	} else if (!strcmp(path, "[vdso]")) {
+		m->bin = symbolizer_vdso(s, ml->limit - ml->start);
+	}
+	if (m->bin)
+		m->map.build_id = binary_build_id(m->bin);
+	return 0;
+}
+
+static int proc_map_cmp(const void *a, const void *b)
+{
+	const struct proc_map *x = a, *y = b;
+
+	if (x->map.start != y->map.start)
+		return x->map.start < y->map.start ? -1 : 1;
+	return 0;
+}
+
+static int process_read_maps(struct symbolizer *s, struct sym_process *p, char *buf,
+			     const char *exe)
+{
+	struct maps_line ml;
+	char *line, *nl;
+	int err;
+
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!maps_parse_line(line, &ml) || ml.perms[2] != 'x')
+			continue;
+		err = process_add_map(s, p, &ml, exe);
+		if (err)
+			return err;
+	}
+	qsort(p->maps.items, p->maps.nr, sizeof(*p->maps.items), proc_map_cmp);
+	return 0;
+}
+
+/* readlink /proc/PID/exe as an owned string, NULL if unavailable. */
+static char *process_exe(int pid)
+{
+	char *link = proc_path(pid, "exe", "", 0, 0);
+	size_t n = 4096;
+	char *buf = link ? malloc(n) : NULL;
+	ssize_t len = buf ? readlink(link, buf, n - 1) : -1;
+
+	free(link);
+	if (len < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid)
+{
+	struct sym_process *p = NULL;
+	char *maps = NULL, *buf = NULL, *exe = NULL;
+	int err = -ENOMEM;
+
+	maps = proc_path(pid, "maps", "", 0, 0);
+	if (!maps)
+		goto out;
+	err = read_file(maps, &buf, NULL);
+	if (err == -ENOENT)
+		err = -ESRCH;
+	if (err)
+		goto out;
+	exe = process_exe(pid);
+	err = -ENOMEM;
+	p = calloc(1, sizeof(*p));
+	if (!p || array_grow(&s->procs, s->procs.nr + 1))
+		goto out;
+	p->pid = pid;
+	err = process_read_maps(s, p, buf, exe);
+	if (err)
+		goto out;
+	s->procs.items[s->procs.nr++] = p;
+out:
+	free(maps);
+	free(buf);
+	free(exe);
+	if (err) {
+		process_free(p);
+		errno = -err;
+		return NULL;
+	}
+	return p;
+}
+
+static const struct proc_map *process_find_map(const struct sym_process *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->maps.nr, mid;
+
+	while (lo < hi) {	/* first mapping starting above addr */
+		mid = lo + (hi - lo) / 2;
+		if (p->maps.items[mid].map.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= p->maps.items[lo - 1].map.limit)
+		return NULL;
+	return &p->maps.items[lo - 1];
+}
+
+/* Copy the scratch frames into the arena as @loc's frames. */
+static int location_take_frames(struct symbolizer *s, struct sym_location *loc)
+{
+	struct sym_frame *frames;
+
+	frames = arena_alloc(s, s->scratch.nr * sizeof(*frames));
+	if (!frames)
+		return -ENOMEM;
+	memcpy(frames, s->scratch.items, s->scratch.nr * sizeof(*frames));
+	loc->frames = frames;
+	loc->nr_frames = s->scratch.nr;
+	return 0;
+}
+
+/* Frames of @vaddr in @b, resolved once per binary and shared. */
+static int symbolizer_binary_frames(struct symbolizer *s, struct binary *b, uint64_t vaddr,
+				    bool is_return, struct sym_location *loc)
+{
+	const struct sym_location *done;
+	int err;
+
+	done = hashmap_get(&s->frame_cache, b, vaddr, is_return);
+	if (done) {
+		loc->frames = done->frames;
+		loc->nr_frames = done->nr_frames;
+		return 0;
+	}
+	s->scratch.nr = 0;
+	err = binary_resolve(b, vaddr, is_return, s->opts.no_lines, s->strs, &s->scratch);
+	if (!err)
+		err = location_take_frames(s, loc);
+	if (!err)
+		err = hashmap_put(&s->frame_cache, b, vaddr, is_return, loc);
+	return err;
+}
+
+/* A JIT's own symbol for an address outside any binary, if it wrote one. */
+static int process_jit_frames(struct symbolizer *s, struct sym_process *p, uint64_t addr,
+			      bool is_return, struct sym_location *loc)
+{
+	const char *name;
+	uint64_t start;
+
+	if (!p->jit_tried) {
+		p->jit_tried = true;
+		p->jit = perfmap_load(p->pid, s->strs);
+		if (!p->jit && errno == ENOMEM)
+			return -ENOMEM;
+	}
+	if (!p->jit || !perfmap_lookup(p->jit, addr - is_return, &name, &start))
+		return 0;
+	s->scratch.nr = 0;
+	if (array_grow(&s->scratch, 1))
+		return -ENOMEM;
+	s->scratch.items[0] = (struct sym_frame){ .function = name, .offset = addr - start };
+	s->scratch.nr = 1;
+	return location_take_frames(s, loc);
+}
+
+static struct sym_location *location_new(struct symbolizer *s, uint64_t addr)
+{
+	struct sym_location *loc = arena_alloc(s, sizeof(*loc));
+
+	if (!loc)
+		return NULL;
+	memset(loc, 0, sizeof(*loc));
+	loc->address = addr;
+	loc->rel_address = addr;
+	loc->nr_frames = 1;
+	loc->frames = &s->unknown;
+	return loc;
+}
+
+const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_process *p,
+					   uint64_t addr, bool is_return)
+{
+	struct sym_location *loc;
+	const struct proc_map *m;
+	uint64_t vaddr;
+	int err = 0;
+
+	loc = hashmap_get(&s->loc_cache, p, addr, is_return);
+	if (loc)
+		return loc;
+	loc = location_new(s, addr);
+	if (!loc)
+		goto nomem;
+	m = process_find_map(p, addr);
+	if (m) {
+		loc->map = &m->map;
+		loc->rel_address = addr - m->map.start + m->map.offset;
+	}
+	if (m && m->bin) {
+		if (binary_file_to_vaddr(m->bin, loc->rel_address, &vaddr)) {
+			loc->rel_address = vaddr;
+			err = symbolizer_binary_frames(s, m->bin, vaddr, is_return, loc);
+		}
+	} else {
+		err = process_jit_frames(s, p, addr, is_return, loc);
+	}
+	if (err || hashmap_put(&s->loc_cache, p, addr, is_return, loc))
+		goto nomem;
+	return loc;
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+static int symbolizer_load_kernel(struct symbolizer *s)
+{
+	const char *path = s->opts.kallsyms_path ? s->opts.kallsyms_path : KALLSYMS_PATH;
+	const char *modules = s->opts.kallsyms_path ? NULL : MODULES_PATH;
+	int err;
+
+	if (s->ksyms_loaded)
+		return 0;
+	err = kallsyms_load(&s->ksyms, s->opts.no_kernel ? NULL : path, modules, s->strs);
+	if (err)
+		return err;
+	s->ksyms_loaded = true;
+	return 0;
+}
+
+const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr,
+					     bool is_return)
+{
+	const struct sym_mapping *map;
+	struct sym_location *loc;
+	const char *name;
+	uint64_t start;
+
+	loc = hashmap_get(&s->loc_cache, &s->ksyms, addr, is_return);
+	if (loc)
+		return loc;
+	if (symbolizer_load_kernel(s))
+		goto nomem;
+	loc = location_new(s, addr);
+	if (!loc)
+		goto nomem;
+	kallsyms_lookup(&s->ksyms, addr - is_return, &map, &name, &start);
+	loc->map = map;
+	if (map)
+		loc->rel_address = addr - map->start + map->offset;
+	if (name) {
+		s->scratch.nr = 0;
+		if (array_grow(&s->scratch, 1))
+			goto nomem;
+		s->scratch.items[0] = (struct sym_frame){ .offset = addr - start };
+		s->scratch.items[0].function = strtab_intern(s->strs, name);
+		s->scratch.nr = 1;
+		if (!s->scratch.items[0].function || location_take_frames(s, loc))
+			goto nomem;
+	}
+	if (hashmap_put(&s->loc_cache, &s->ksyms, addr, is_return, loc))
+		goto nomem;
+	return loc;
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+int sym_location_fallback_name(const struct sym_location *loc, char *buf, size_t size)
+{
+	const char *path, *base;
+
+	if (!loc || !loc->map)
+		return snprintf(buf, size, "[unknown]");
+	path = loc->map->path;
+	base = path[0] == '/' ? strrchr(path, '/') + 1 : path;
+	return snprintf(buf, size, "%s+0x%" PRIx64, base, loc->rel_address);
+}

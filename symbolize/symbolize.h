@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * symbolize: addresses in, frames out.
+ *
+ * A symbolizer turns user-space addresses of a process and kernel addresses
+ * into function names, file:line and the mapping they belong to, using libdwfl
+ * for ELF/DWARF and /proc/kallsyms for the kernel. It is a library: it never
+ * prints and never exits; failures come back as -errno or as frames without a
+ * function name.
+ *
+ * Processes are snapshotted: symbolizer_snapshot() reads /proc/PID/maps at the
+ * moment it is called and keeps what it needs, so addresses of a process that
+ * exited afterwards still resolve (as long as its files still exist). ELF files
+ * are opened once per binary (identified by device and inode) and shared by
+ * every process that maps them; results are cached per binary address, so an
+ * address is resolved once per binary, not once per sample.
+ *
+ * Everything a symbolizer returns is borrowed: valid until symbolizer_free().
+ */
+#ifndef LATPROF_SYMBOLIZE_H
+#define LATPROF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbolizer;
+struct sym_process;
+
+/* One file-backed or special region of an address space. */
+struct sym_mapping {
+	uint64_t start;		/* first address, in the process (or kernel) */
+	uint64_t limit;		/* one past the last address */
+	uint64_t offset;	/* file offset of @start */
+	const char *path;	/* "/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]",
+				 * "[kernel.kallsyms]", "[anon]" ... */
+	const char *build_id;	/* lower-case hex GNU build-id, "" if none */
+	bool kernel;		/* the kernel image or a kernel module */
+};
+
+/* One source-level frame at an address. */
+struct sym_frame {
+	const char *function;	/* NULL when the address has no symbol */
+	const char *file;	/* source file, NULL without line info */
+	uint32_t line;		/* 0 without line info */
+	uint64_t offset;	/* address - start of function (0 if unknown) */
+	bool inlined;		/* this frame was inlined into the next one */
+};
+
+/*
+ * The result for one address. @frames is innermost first: frames[0] is the
+ * deepest inlined function (if any), frames[nr_frames - 1] the real
+ * (out-of-line) function. nr_frames >= 1; frames[0].function is NULL when
+ * nothing is known, and @map is NULL when the address is in no mapping.
+ */
+struct sym_location {
+	const struct sym_mapping *map;
+	uint64_t address;		/* the address asked for */
+	uint64_t rel_address;		/* address in the ELF file's own vaddr space
+					 * (for MODULE+0xOFFSET display) */
+	size_t nr_frames;
+	const struct sym_frame *frames;
+};
+
+struct symbolizer_opts {
+	bool no_kernel;		/* don't load /proc/kallsyms */
+	bool no_lines;		/* skip DWARF line lookups (faster) */
+	const char *kallsyms_path;	/* NULL: /proc/kallsyms (and /proc/modules);
+					 * else a saved copy, without module sizes */
+};
+
+/* A new symbolizer, or NULL with errno set. @opts may be NULL. */
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts);
+/* Frees everything the symbolizer returned. NULL is a no-op. */
+void symbolizer_free(struct symbolizer *s);
+
+/*
+ * Read /proc/@pid/maps now and remember it. Each call makes a new snapshot
+ * (call again after an exec). Returns the snapshot (owned by @s) or NULL with
+ * errno set (ESRCH: the process is gone).
+ */
+struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid);
+
+/*
+ * Resolve user address @addr of a snapshotted process. @is_return: @addr is a
+ * return address (every frame of a stack but the first), so the call
+ * instruction at addr - 1 is what is looked up. Returns a borrowed location;
+ * never NULL except on ENOMEM (errno set).
+ */
+const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_process *p,
+					   uint64_t addr, bool is_return);
+
+/* The same for a kernel address (via /proc/kallsyms, module names kept). */
+const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr,
+					     bool is_return);
+
+/*
+ * Format @loc's outermost frame the way folded output names it when no
+ * function is known: "MODULE+0xOFFSET" (basename of the mapping, offset in the
+ * file's vaddr space) or "[unknown]". Returns the number of characters that
+ * would have been written, like snprintf. Cannot fail.
+ */
+int sym_location_fallback_name(const struct sym_location *loc, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# CPU sampling accuracy on a workload with a known split.
+#
+# Ground truth (from the fixture, not latprof): hot_ab runs hot_a with 3x the
+# iterations of hot_b, so hot_a is 75% of its CPU time (perf agrees: 74.9%),
+# and it prints its own CPU time (getrusage RUSAGE_SELF).
+# Checks, at -F 99 and -F 499:
+#   - hot_a's share of the process's samples (stacks containing hot_a / all
+#     samples whose comm is hot_ab) is in [0.68, 0.82];
+#   - hot_b appears with a share in [0.18, 0.32];
+#   - the process's sample count is within +-10% of cpu_time_s x freq.
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_fixture hot_ab
+
+for freq in 99 499; do
+	name=ab$freq
+	record_and_fold "$name" -F "$freq" -- "$FIXTURES/hot_ab" 2
+	folded=$WORKDIR/$name.folded
+	cpu_ns=$(kv "$WORKDIR/$name.out" "hot_ab " cpu_ns)
+	if [ -z "$cpu_ns" ]; then
+		diag_file "command stdout" "$WORKDIR/$name.out"
+		fail "-F $freq: hot_ab printed no cpu_ns (is the command's stdout passed through?)"
+	fi
+	total=$(folded_sum "$folded" hot_ab)
+	a=$(folded_sum "$folded" hot_ab hot_a)
+	b=$(folded_sum "$folded" hot_ab hot_b)
+	expected=$(calc "$cpu_ns / 1e9 * $freq")
+	info "-F $freq: cpu=${cpu_ns}ns expected=$expected samples: hot_ab=$total hot_a=$a hot_b=$b"
+	if [ "$total" = 0 ]; then
+		diag_file "folded" "$folded"
+		fail "-F $freq: no samples with comm hot_ab (comms seen: $(folded_comms "$folded" | tr '\n' ' '))"
+	fi
+	share_a=$(calc "$a / $total")
+	share_b=$(calc "$b / $total")
+	ratio=$(calc "$total / $expected")
+	info "-F $freq: share hot_a=$share_a hot_b=$share_b samples/expected=$ratio"
+	if ! in_range "$share_a" 0.68 0.82; then
+		diag_file "folded" "$folded"
+		fail "-F $freq: hot_a share $share_a ($a/$total) not in [0.68, 0.82] (truth 0.75)"
+	fi
+	if ! in_range "$share_b" 0.18 0.32; then
+		diag_file "folded" "$folded"
+		fail "-F $freq: hot_b share $share_b ($b/$total) not in [0.18, 0.32] (truth 0.25)"
+	fi
+	if ! in_range "$ratio" 0.90 1.10; then
+		diag_file "folded" "$folded"
+		fail "-F $freq: $total samples, expected $expected (cpu ${cpu_ns}ns x $freq Hz) +-10%"
+	fi
+done
+pass

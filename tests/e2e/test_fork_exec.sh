@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# `record -- COMMAND` follows every descendant: fork without exec, fork + exec
+# of another binary, and children that exit long before recording ends.
+#
+# Ground truth: forker (1) forks a child that burns 300 ms in
+# forked_child_work and exits, (2) forks a child that execs child_hot, which
+# burns 300 ms in child_hot_work and exits, (3) then burns 600 ms itself in
+# parent_work. Every process prints its own CPU time (getrusage).
+# Checks at -F 199:
+#   - child_hot's samples (comm child_hot) are within [0.75, 1.15] of its
+#     cpu_time_s x freq, and >= 85% of them contain child_hot_work by name
+#     (the exited child was symbolized, not left as [unknown] or hex);
+#   - forked_child_work and parent_work each within [0.75, 1.15] of the CPU
+#     time of the process that ran them;
+#   - a command that exits with status 3: record's stderr reports that status.
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_fixture forker child_hot
+
+freq=199
+record_and_fold fork -F $freq -- "$FIXTURES/forker" 300 600
+folded=$WORKDIR/fork.folded
+out=$WORKDIR/fork.out
+
+# check_fn LABEL COMM FRAME CPU_NS: FRAME's samples in COMM vs CPU_NS x freq
+check_fn()
+{
+	local n exp r
+	[ -n "$4" ] || { diag_file "command stdout" "$out"; fail "$1: the fixture printed no cpu_ns"; }
+	n=$(folded_sum "$folded" "$2" "$3")
+	exp=$(calc "$4 / 1e9 * $freq")
+	r=$(calc "$n / $exp")
+	info "$1: $3 samples=$n expected=$exp (cpu ${4}ns) ratio=$r"
+	if ! in_range "$r" 0.75 1.15; then
+		diag_file "folded" "$folded" 40
+		fail "$1: $n samples of $3 (comm $2), expected $exp +-25%/15%"
+	fi
+}
+
+child_ns=$(kv "$out" "child_hot " cpu_ns)
+child_total=$(folded_sum "$folded" child_hot)
+child_fn=$(folded_sum "$folded" child_hot child_hot_work)
+info "child_hot: samples=$child_total with child_hot_work=$child_fn"
+if [ "$child_total" = 0 ]; then
+	diag_file "folded" "$folded" 40
+	fail "no samples with comm child_hot: the exec'ed child was not traced (comms: $(folded_comms "$folded" | tr '\n' ' '))"
+fi
+if ! in_range "$(calc "$child_fn / $child_total")" 0.85 1; then
+	grep '^child_hot;' "$folded" | head -n 20 | sed 's/^/  | /'
+	fail "exited child not symbolized: only $child_fn of $child_total child_hot samples contain child_hot_work"
+fi
+check_fn "exec'ed child" child_hot child_hot_work "$child_ns"
+check_fn "forked child" forker forked_child_work "$(kv "$out" "forked_child " cpu_ns)"
+check_fn "parent" forker parent_work "$(kv "$out" "forker " cpu_ns)"
+
+# The command's exit status is reported when the command fails.
+lp_record "$WORKDIR/st.out" "$WORKDIR/st.err" -F 99 -o "$WORKDIR/st.pb.gz" -- sh -c 'exit 3'
+rc=$?
+info "record -- sh -c 'exit 3' exited $rc; stderr: $(tr '\n' ' ' <"$WORKDIR/st.err")"
+if ! grep -Eqi '(exit|status).*\<3\>' "$WORKDIR/st.err"; then
+	diag_file "record stderr" "$WORKDIR/st.err"
+	fail "record -- sh -c 'exit 3': stderr does not report the command's exit status 3"
+fi
+[ -s "$WORKDIR/st.pb.gz" ] || fail "record -- sh -c 'exit 3' wrote no profile (rc $rc)"
+pass

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Target selection: --comm (repeated, including a process started after
+# record), -a, and -p with a list of PIDs; all with -d 2.
+#
+# Ground truth: spinner processes with known comms ("spin", "lp_decoy",
+# "lp_other", set by prctl) whose CPU time is read from /proc/PID/stat before
+# latprof starts and after it exits. A target's spin_work samples must lie in
+# [0.3, 1.1] x cpu_time_s x freq: that CPU time spans latprof's start-up and
+# symbolization too (perf record itself gets ~0.6 here, 3 spinners sharing 2
+# CPUs); sample accuracy is test_cpu_hot_ab's job. A process that is not a
+# target must have no sample at all.
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_fixture spin hot_ab
+
+freq=99
+start_bg "$WORKDIR/a.out" "$FIXTURES/spin" 40
+pa=$BG_PID
+start_bg "$WORKDIR/b.out" "$FIXTURES/spin" -n lp_decoy 40
+pb=$BG_PID
+start_bg "$WORKDIR/c.out" "$FIXTURES/spin" -n lp_other 40
+pc=$BG_PID
+for f in a b c; do
+	wait_for_line "$WORKDIR/$f.out" ready || fail "spin fixture $f did not start"
+done
+
+declare -A CPU0
+snap()
+{
+	CPU0[$pa]=$(proc_cpu_ns $pa)
+	CPU0[$pb]=$(proc_cpu_ns $pb)
+	CPU0[$pc]=$(proc_cpu_ns $pc)
+}
+
+# expect_target RUN COMM PID: COMM's spin_work samples match PID's CPU time
+expect_target()
+{
+	local folded=$WORKDIR/$1.folded n exp r
+	n=$(folded_sum "$folded" "$2" spin_work)
+	local now=$(proc_cpu_ns $3)
+	exp=$(calc "($now - ${CPU0[$3]}) / 1e9 * $freq")
+	r=$(calc "$n / $exp")
+	info "$1: $2 (pid $3) spin_work samples=$n, cpu x freq=$exp, ratio=$r"
+	if ! in_range "$r" 0.3 1.1; then
+		diag_file "folded" "$folded" 30
+		fail "$1: $2 has $n spin_work samples, expected [0.3, 1.1] x $exp"
+	fi
+}
+
+# expect_absent RUN COMM: COMM has no sample
+expect_absent()
+{
+	local n
+	n=$(folded_sum "$WORKDIR/$1.folded" "$2")
+	if [ "$n" != 0 ]; then
+		diag_file "folded" "$WORKDIR/$1.folded" 30
+		fail "$1: $2 is not a target but has $n samples"
+	fi
+}
+
+# --comm, repeated; hot_ab starts 1 s after record and must be caught too.
+snap
+( sleep 1; exec "$FIXTURES/hot_ab" 3 ) >"$WORKDIR/late.out" 2>&1 &
+late=$!
+BG_PIDS="$BG_PIDS $late"
+record_and_fold comm --comm spin --comm hot_ab -d 2 -F $freq
+expect_target comm spin $pa
+expect_absent comm lp_decoy
+expect_absent comm lp_other
+n=$(folded_sum "$WORKDIR/comm.folded" hot_ab hot_a)
+info "comm: late-started hot_ab: hot_a samples=$n"
+[ "$n" -gt 0 ] || { diag_file "folded" "$WORKDIR/comm.folded" 30; fail "--comm hot_ab: a process started after record began was not traced"; }
+other=$(folded_comms "$WORKDIR/comm.folded" | grep -Ev '^(spin|hot_ab)(-[0-9]+)?$' | tr '\n' ' ')
+[ -z "$other" ] || fail "--comm spin --comm hot_ab: samples of other comms: $other"
+kill -KILL $late 2>/dev/null
+wait $late 2>/dev/null
+
+# -a: every process, the spinners included.
+snap
+record_and_fold all -a -d 2 -F $freq
+expect_target all spin $pa
+expect_target all lp_decoy $pb
+expect_target all lp_other $pc
+
+# -p PID,PID: both listed processes and nothing else.
+snap
+record_and_fold pids -p "$pa,$pb" -d 2 -F $freq
+expect_target pids spin $pa
+expect_target pids lp_decoy $pb
+expect_absent pids lp_other
+other=$(folded_comms "$WORKDIR/pids.folded" | grep -Ev '^(spin|lp_decoy)(-[0-9]+)?$' | tr '\n' ' ')
+[ -z "$other" ] || fail "-p $pa,$pb: samples of other comms: $other"
+pass

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* flamegraph/flame: merging and deterministic folded output. */
+#include <stdlib.h>
+
+#include "flamegraph/flame.h"
+#include "tests/unit/check.h"
+
+static char *folded(struct flame *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	CHECK(flame_write_folded(f, out) == 0);
+	fclose(out);
+	return buf;
+}
+
+int main(void)
+{
+	const char *a[] = { "app", "main", "hot_a" };
+	const char *b[] = { "app", "main", "hot_b" };
+	const char *k[] = { "app", "main", "read", "vfs_read_[k]" };
+	struct flame *f = flame_new();
+	char *text;
+
+	CHECK(f != NULL);
+	CHECK(flame_add(f, b, 3, 1) == 0);
+	CHECK(flame_add(f, a, 3, 2) == 0);
+	CHECK(flame_add(f, k, 4, 5) == 0);
+	CHECK(flame_add(f, a, 3, 3) == 0);	/* merges with the first hot_a */
+	CHECK(flame_add(f, a, 3, 0) == 0);	/* zero weight is ignored */
+	CHECK(flame_nr_stacks(f) == 3);
+	CHECK(flame_total(f) == 11);
+	text = folded(f);
+	CHECK_STR(text, "app;main;hot_a 5\napp;main;hot_b 1\napp;main;read;vfs_read_[k] 5\n");
+	free(text);
+	/* adding after sorting keeps merging */
+	CHECK(flame_add(f, b, 3, 4) == 0);
+	CHECK(flame_nr_stacks(f) == 3);
+	text = folded(f);
+	CHECK_STR(text, "app;main;hot_a 5\napp;main;hot_b 5\napp;main;read;vfs_read_[k] 5\n");
+	free(text);
+	flame_free(f);
+	flame_free(NULL);
+	return check_exit();
+}
