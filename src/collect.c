@@ -40,12 +40,22 @@ static const char *const stat_names[LP_STAT_NR] = {
 	[LP_STAT_EVENTS_LOST] = "events_lost",
 };
 
-/* One snapshot of a process image: (pid, exec generation) -> maps. */
+/*
+ * One process image: (pid, exec generation) -> its latest maps snapshot.
+ * The dynamic loader maps libraries after exec and programs dlopen later, so
+ * the image of a live process is re-read on a schedule that is dense right
+ * after exec and sparse later (refresh_delays_ms, then every 2 s).
+ */
 struct proc_image {
 	pid_t pid;
 	uint32_t gen;
 	struct sym_process *sym;	/* NULL: the process was gone */
+	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
+	uint32_t refreshes;
 };
+
+static const unsigned int refresh_delays_ms[] = { 5, 20, 100, 500 };
+#define REFRESH_PERIOD_MS 2000
 
 struct collect {
 	struct latprof_bpf *skel;
@@ -61,7 +71,7 @@ struct collect {
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && log_level < LOG_LEVEL_DEBUG)
+	if (level == LIBBPF_DEBUG && log_level < LOG_LEVEL_TRACE)
 		return 0;
 	if (level == LIBBPF_INFO && log_level < LOG_LEVEL_DEBUG)
 		return 0;
@@ -80,24 +90,70 @@ static struct proc_image *image_find(struct collect *c, pid_t pid, uint32_t gen)
 	return NULL;
 }
 
-/* Snapshot @pid's maps as image (pid, gen); replaces an older one. */
+static void image_schedule(struct proc_image *img)
+{
+	unsigned int ms = img->refreshes < ARRAY_SIZE(refresh_delays_ms) ?
+		refresh_delays_ms[img->refreshes] : REFRESH_PERIOD_MS;
+
+	img->next_refresh_ns = now_ns() + ms * 1000000ULL;
+}
+
+/* (Re)read @pid's maps as image (pid, gen); a failed re-read keeps the old. */
 static int image_snapshot(struct collect *c, pid_t pid, uint32_t gen)
 {
 	struct proc_image *img = image_find(c, pid, gen);
+	struct sym_process *sym;
+	size_t i;
 
 	if (!img) {
 		if (array_grow(&c->images, c->images.nr + 1))
 			return -ENOMEM;
 		img = &c->images.items[c->images.nr++];
+		memset(img, 0, sizeof(*img));
 		img->pid = pid;
 		img->gen = gen;
+		/* an older image of this pid has been replaced by an exec */
+		for (i = 0; i + 1 < c->images.nr; i++)
+			if (c->images.items[i].pid == pid)
+				c->images.items[i].next_refresh_ns = 0;
 	}
-	img->sym = symbolizer_snapshot(c->sym, pid);
-	if (!img->sym) {
-		c->snapshot_failed++;
+	sym = symbolizer_snapshot(c->sym, pid);
+	if (!sym) {
+		if (!img->sym)
+			c->snapshot_failed++;
+		img->next_refresh_ns = 0;
 		return -errno;
 	}
+	img->sym = sym;
+	image_schedule(img);
+	img->refreshes++;
 	return 0;
+}
+
+static void images_stop_refresh(struct collect *c, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < c->images.nr; i++)
+		if (c->images.items[i].pid == pid)
+			c->images.items[i].next_refresh_ns = 0;
+}
+
+/* Re-read the images whose time has come; returns ms until the next one. */
+static int images_refresh(struct collect *c, int max_ms)
+{
+	uint64_t now = now_ns(), next = now + max_ms * 1000000ULL;
+	size_t i;
+
+	for (i = 0; i < c->images.nr; i++) {
+		struct proc_image *img = &c->images.items[i];
+
+		if (img->next_refresh_ns && img->next_refresh_ns <= now)
+			image_snapshot(c, img->pid, img->gen);
+		if (img->next_refresh_ns && img->next_refresh_ns < next)
+			next = img->next_refresh_ns;
+	}
+	return next > now ? (next - now + 999999) / 1000000 : 0;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -116,6 +172,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		break;
 	case LP_EVENT_EXIT:
 		pr_debug("exit pid %u", e->pid);
+		images_stop_refresh(c, e->pid);
 		break;
 	}
 	return 0;
@@ -278,7 +335,7 @@ int collect_attach(struct collect *c)
 
 int collect_poll(struct collect *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->rb, timeout_ms);
+	int n = ring_buffer__poll(c->rb, images_refresh(c, timeout_ms));
 
 	return n < 0 && n != -EINTR ? n : 0;
 }

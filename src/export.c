@@ -44,7 +44,8 @@ int cmd_export(int argc, char **argv)
 	int c, col, err, status = EXIT_STATUS_USAGE;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:w:o:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:w:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -62,7 +63,7 @@ int cmd_export(int argc, char **argv)
 			fputs(export_usage, stdout);
 			return EXIT_STATUS_OK;
 		default:
-			fputs("see 'latprof export --help'\n", stderr);
+			pr_option_error("export", argv, c);
 			return EXIT_STATUS_USAGE;
 		}
 	}

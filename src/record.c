@@ -148,7 +148,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	int c, ntargets;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:aF:d:o:qvh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:aF:d:o:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pids(o, optarg))
@@ -185,14 +186,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			log_level = LOG_LEVEL_ERROR;
 			break;
 		case 'v':
-			if (log_level < LOG_LEVEL_DEBUG)
+			if (log_level < LOG_LEVEL_TRACE)
 				log_level++;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			exit(EXIT_STATUS_OK);
 		default:
-			fputs("see 'latprof record --help'\n", stderr);
+			pr_option_error("record", argv, c);
 			return -EINVAL;
 		}
 	}

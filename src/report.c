@@ -297,7 +297,8 @@ int cmd_report(int argc, char **argv)
 
 	o.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:n:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			o.weight = optarg;
@@ -317,7 +318,7 @@ int cmd_report(int argc, char **argv)
 			fputs(report_usage, stdout);
 			return EXIT_STATUS_OK;
 		default:
-			fputs("see 'latprof report --help'\n", stderr);
+			pr_option_error("report", argv, c);
 			return EXIT_STATUS_USAGE;
 		}
 	}

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -159,6 +160,17 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+void pr_option_error(const char *verb, char *const argv[], int c)
+{
+	const char *opt = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, 0 };
+
+	if (optopt && strncmp(opt, "--", 2))
+		opt = shortopt;
+	pr_err("%s: %s option '%s' (see 'latprof %s --help')", verb,
+	       c == ':' ? "missing argument for" : "unknown", opt, verb);
 }
 
 static uint64_t clock_ns(clockid_t id)

@@ -21,6 +21,7 @@ enum log_level {
 	LOG_LEVEL_WARN,
 	LOG_LEVEL_INFO,
 	LOG_LEVEL_DEBUG,
+	LOG_LEVEL_TRACE,	/* -vv: library internals (libbpf) */
 };
 
 /* The program's verbosity; set once by main() from -q/-v. */
@@ -63,6 +64,13 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* CLOCK_MONOTONIC / CLOCK_REALTIME in nanoseconds. Cannot fail. */
 uint64_t now_ns(void);
 uint64_t wall_ns(void);
+
+/*
+ * Report getopt_long's failure for @verb in one line, e.g.
+ * "latprof: record: unknown option '--bogus' (see 'latprof record --help')".
+ * Call with opterr = 0 when getopt_long returned '?' or ':'.
+ */
+void pr_option_error(const char *verb, char *const argv[], int c);
 
 /* Does s end with suffix? */
 bool str_has_suffix(const char *s, const char *suffix);

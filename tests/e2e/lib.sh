@@ -22,10 +22,18 @@ TEST_NAME=$(basename "$0" .sh)
 
 # Processes started with start_bg; killed on exit whatever happens.
 BG_PIDS=""
+# Commands added by at_exit, run on exit (after the processes are killed).
+AT_EXIT=()
+
+# at_exit CMD ARGS...: run CMD ARGS when the test exits, however it exits.
+at_exit()
+{
+	AT_EXIT+=("$(printf '%q ' "$@")")
+}
 
 cleanup_bg()
 {
-	local p
+	local p c
 	for p in $BG_PIDS; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -33,6 +41,10 @@ cleanup_bg()
 		wait "$p" 2>/dev/null
 	done
 	BG_PIDS=""
+	for c in "${AT_EXIT[@]}"; do
+		eval "$c"
+	done
+	AT_EXIT=()
 }
 trap cleanup_bg EXIT
 

@@ -12,7 +12,17 @@ require_fixture hot_ab
 
 # bad CASE RC PATTERN ARGS...: run `latprof ARGS` in the empty dir
 # WORKDIR/CASE (also where -o points) and check status, stderr and leftovers.
+# A failing case is counted and reported, and the next case still runs.
+FAILED=""
+NCASES=0
 bad()
+{
+	local name=$1
+	NCASES=$((NCASES + 1))
+	(bad_case "$@") || FAILED="$FAILED $name"
+}
+
+bad_case()
 {
 	local name=$1 want=$2 pat=$3 rc
 	shift 3
@@ -24,8 +34,10 @@ bad()
 	info "$name: latprof $* -> $rc: $(head -c 200 "$WORKDIR/$name.stderr" | tr '\n' ' ')"
 	if [ "$rc" != "$want" ]; then
 		diag_file "stderr" "$WORKDIR/$name.stderr"
+		[ -e "$d/ran" ] && info "$name: the command ran before latprof failed"
 		fail "$name: latprof $* exited $rc, expected $want"
 	fi
+	[ -e "$d/ran" ] && fail "$name: latprof $*: the command ran although the arguments are bad"
 	check_one_line_error "$WORKDIR/$name.stderr" "$pat" "$name: latprof $*"
 	check_dir_empty "$d" "$name: latprof $*"
 }
@@ -47,7 +59,11 @@ bad freq_0 2 "(-F|freq).*\\<0\\>|\\<0\\>.*(-F|freq)" \
 	record -F 0 -o "$WORKDIR/freq_0/out.pb.gz" -- true
 bad freq_big 2 "100000" record -F 100000 -o "$WORKDIR/freq_big/out.pb.gz" -- true
 bad freq_word 2 "abc" record -F abc -o "$WORKDIR/freq_word/out.pb.gz" -- true
+bad freq_missing 2 "-F|freq|argument" record -o "$WORKDIR/freq_missing/out.pb.gz" -F
+bad dur_word 2 "abc" record -d abc -o "$WORKDIR/dur_word/out.pb.gz" -- true
+bad two_targets 2 "target|-a|-p|--all|--pid" record -a -p $$ -d 1 -o "$WORKDIR/two_targets/out.pb.gz"
 bad bad_option 2 "bogus-option" record --bogus-option -o "$WORKDIR/bad_option/out.pb.gz" -- true
+bad bad_short_option 2 "-Z|'Z'|\\<Z\\>" record -Z -o "$WORKDIR/bad_short_option/out.pb.gz" -- true
 bad bad_verb 2 "frobnicate" frobnicate
 
 # Unwritable -o: checked before anything runs, so the command must not start.
@@ -55,6 +71,16 @@ bad out_nodir 2 "/nonexistent/dir" \
 	record -o /nonexistent/dir/out.pb.gz -- touch "$WORKDIR/out_nodir/ran"
 bad out_isdir 2 "out_isdir" record -o "$WORKDIR/out_isdir" -- touch "$WORKDIR/out_isdir/ran"
 bad out_proc 2 "/proc" record -o /proc/latprof-e2e.pb.gz -- touch "$WORKDIR/out_proc/ran"
+# A directory even root cannot write to: immutable (where the fs supports it).
+mkdir -p "$WORKDIR/immutable"
+if chattr +i "$WORKDIR/immutable" 2>/dev/null; then
+	at_exit chattr -i "$WORKDIR/immutable"
+	bad out_immutable 2 "immutable" \
+		record -o "$WORKDIR/immutable/out.pb.gz" -- touch "$WORKDIR/out_immutable/ran"
+	chattr -i "$WORKDIR/immutable"
+else
+	info "chattr +i not supported here: immutable -o dir case skipped"
+fi
 
 # Unreadable and corrupt profiles, for report and export.
 real=$WORKDIR/real.pb.gz
@@ -80,4 +106,6 @@ for f in random truncated gzipped-random empty; do
 		export "$WORKDIR/in/$f.pb.gz" --format folded -o "$WORKDIR/export_$f/out.folded"
 done
 bad export_format 2 "frobformat" export "$real" --format frobformat -o "$WORKDIR/export_format/out"
-pass
+
+[ -z "$FAILED" ] || fail "$(echo $FAILED | wc -w) of $NCASES cases failed:$FAILED"
+pass "$NCASES cases"
