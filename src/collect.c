@@ -51,6 +51,7 @@ struct proc_image {
 	uint32_t gen;
 	struct sym_process *sym;	/* NULL: the process was gone */
 	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
+	uint64_t maps_digest;		/* of the executable mappings last read */
 	uint32_t refreshes;
 };
 
@@ -98,11 +99,41 @@ static void image_schedule(struct proc_image *img)
 	img->next_refresh_ns = now_ns() + ms * 1000000ULL;
 }
 
+/*
+ * A digest of @pid's executable mappings, so that a refresh only makes a new
+ * symbolizer snapshot (which it keeps until the end) when the layout changed.
+ */
+static int maps_digest(pid_t pid, uint64_t *digest)
+{
+	char path[64], *buf = NULL, *line, *save = NULL;
+	uint64_t h = 1469598103934665603ULL;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	err = read_file(path, &buf, NULL);
+	if (err)
+		return err;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *perms = strchr(line, ' ');
+
+		if (!perms || perms[3] != 'x')
+			continue;
+		for (; *line; line++) {
+			h ^= (unsigned char)*line;
+			h *= 1099511628211ULL;
+		}
+	}
+	free(buf);
+	*digest = h;
+	return 0;
+}
+
 /* (Re)read @pid's maps as image (pid, gen); a failed re-read keeps the old. */
 static int image_snapshot(struct collect *c, pid_t pid, uint32_t gen)
 {
 	struct proc_image *img = image_find(c, pid, gen);
 	struct sym_process *sym;
+	uint64_t digest;
 	size_t i;
 
 	if (!img) {
@@ -117,6 +148,13 @@ static int image_snapshot(struct collect *c, pid_t pid, uint32_t gen)
 			if (c->images.items[i].pid == pid)
 				c->images.items[i].next_refresh_ns = 0;
 	}
+	if (img->sym && !maps_digest(pid, &digest) && digest == img->maps_digest) {
+		image_schedule(img);	/* unchanged: keep the snapshot we have */
+		img->refreshes++;
+		return 0;
+	}
+	if (maps_digest(pid, &img->maps_digest))
+		img->maps_digest = 0;
 	sym = symbolizer_snapshot(c->sym, pid);
 	if (!sym) {
 		if (!img->sym)
