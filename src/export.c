@@ -79,6 +79,11 @@ int cmd_export(int argc, char **argv)
 		pr_err("too many arguments (one profile at a time)");
 		return EXIT_STATUS_USAGE;
 	}
+	err = output_check(out);
+	if (err) {
+		pr_err("cannot write %s: %s", out, strerror(-err));
+		return EXIT_STATUS_USAGE;
+	}
 	p = profile_load(optind < argc ? argv[optind] : NULL);
 	if (!p)
 		goto out;

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -68,7 +67,7 @@ static const char record_usage[] =
 	"\n"
 	"options:\n"
 	"  -F, --freq HZ            sampling frequency, 1..10000 (default 99)\n"
-	"  -d, --duration SEC       stop after SEC seconds\n"
+	"  -d, --duration SEC       stop after SEC seconds (a started COMMAND gets SIGTERM)\n"
 	"  -o, --output FILE        output profile (default latprof.pb.gz)\n"
 	"  -q, --quiet              no live status line, errors only\n"
 	"  -v, --verbose            more messages (repeat for debug)\n"
@@ -118,15 +117,10 @@ static int parse_duration(const char *arg, double *out)
 /* Refuse an output we could not write before recording anything. */
 static int check_output(const char *path)
 {
-	char *copy = strdup(path);
-	const char *dir = copy ? dirname(copy) : ".";
-	int err = 0;
+	int err = output_check(path);
 
-	if (strcmp(path, "-") && access(dir, W_OK)) {
-		err = -errno;
-		pr_err("cannot write %s: %s", path, strerror(errno));
-	}
-	free(copy);
+	if (err)
+		pr_err("cannot write %s: %s", path, strerror(-err));
 	return err;
 }
 
@@ -165,6 +159,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				       LP_MAX_COMMS);
 				return -EINVAL;
 			}
+			if (strlen(optarg) >= LP_COMM_LEN)
+				pr_warn("--comm '%s' is longer than the kernel's %d-character "
+					"process names: matching '%.*s'", optarg, LP_COMM_LEN - 1,
+					LP_COMM_LEN - 1, optarg);
 			o->comms.items[o->comms.nr++] = optarg;
 			break;
 		case 'F':
@@ -429,6 +427,28 @@ static void print_summary(struct record_run *r, const struct profile *p)
 			strsignal(WTERMSIG(r->child_status)));
 }
 
+/*
+ * Recording stopped while the command still runs (-d, or a signal sent to
+ * latprof alone): end it with SIGTERM as perf does, and give it two seconds.
+ * After Ctrl-C the terminal signalled the command too; this only reaps it.
+ */
+static void stop_command(struct record_run *r)
+{
+	int i;
+
+	if (!r->have_child || r->child_status != -1)
+		return;
+	for (i = 0; i < 200; i++) {
+		if (waitpid(r->child.pid, &r->child_status, WNOHANG) == r->child.pid)
+			return;
+		if (i == 5)
+			kill(r->child.pid, SIGTERM);
+		usleep(10000);
+	}
+	r->child_status = -1;
+	pr_warn("command %d still running after SIGTERM", r->child.pid);
+}
+
 static int finish(struct record_run *r, int argc, char **argv)
 {
 	struct profile *p = profile_new();
@@ -437,10 +457,7 @@ static int finish(struct record_run *r, int argc, char **argv)
 
 	r->end_ns = now_ns();
 	collect_detach(r->col);
-	if (r->have_child && r->child_status == -1 && stop_requested) {
-		/* the command keeps running, as with perf; we only stop watching it */
-		pr_info("stopped by signal; command %d still running", r->child.pid);
-	}
+	stop_command(r);
 	if (!p)
 		return -ENOMEM;
 	err = collect_build_profile(r->col, p);

@@ -102,6 +102,29 @@ out:
 	return err;
 }
 
+int output_check(const char *path)
+{
+	struct stat st;
+	char *tmp;
+	int fd, err = 0;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	return err;
+}
+
 int read_file(const char *path, char **buf, size_t *len)
 {
 	size_t n = 0, alloc = 0;

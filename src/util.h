@@ -55,6 +55,14 @@ typedef int (*write_fn)(FILE *f, void *arg);
  */
 int write_file_atomic(const char *path, write_fn fn, void *arg);
 
+/*
+ * Can an output be written at @path? Creates and removes a temporary file next
+ * to it, so a missing or read-only directory, a directory as @path, or a
+ * pseudo filesystem is refused before any work is done. "-" is always fine.
+ * 0 or -errno.
+ */
+int output_check(const char *path);
+
 /* Read a whole file into a malloc'ed buffer (NUL-terminated). 0 or -errno. */
 int read_file(const char *path, char **buf, size_t *len);
 

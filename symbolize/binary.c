@@ -11,9 +11,7 @@
 #endif
 #include "symbolize/binary.h"
 
-#include <dwarf.h>
 #include <errno.h>
-#include <gelf.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +19,28 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include "src/strtab.h"
 #include "src/util.h"
+
+/* A function symbol, in module addresses. */
+struct binary_sym {
+	uint64_t start;
+	uint64_t end;		/* start + size, or the section's end if sizeless */
+	const char *name;	/* in libdwfl's copy of the string table */
+	uint32_t rank;		/* alias preference */
+	bool sized;
+};
+
+/* An address range of a compile unit, for binaries without .debug_aranges. */
+struct binary_cu {
+	uint64_t low, high;	/* DWARF addresses */
+	Dwarf_Die die;
+};
 
 /* A PT_LOAD segment. */
 struct binary_seg {
@@ -42,6 +57,11 @@ struct binary {
 	const char *build_id;
 	uint64_t vdso_size;
 	struct { struct binary_seg *items; size_t nr, alloc; } segs;
+	struct { struct binary_sym *items; size_t nr, alloc; } syms;	/* by start */
+	bool syms_loaded;
+	struct { struct binary_cu *items; size_t nr, alloc; } cus;	/* by low */
+	Dwarf_Addr cu_bias;
+	bool cus_loaded;
 };
 
 static const Dwfl_Callbacks binary_callbacks = {
@@ -209,6 +229,8 @@ void binary_free(struct binary *b)
 	if (b->dwfl)
 		dwfl_end(b->dwfl);
 	free(b->segs.items);
+	free(b->syms.items);
+	free(b->cus.items);
 	free(b);
 }
 
@@ -249,6 +271,239 @@ bool binary_file_to_vaddr(const struct binary *b, uint64_t file_offset, uint64_t
 	return false;
 }
 
+/*
+ * libdwfl's dwfl_module_addrinfo() scans the whole symbol table on every
+ * call (tens of thousands of symbols for libc with debuginfo), and was most
+ * of the time spent symbolizing. So the
+ * function symbols are copied once into a sorted array and searched here,
+ * following the same rules: a sized symbol containing the address first,
+ * else the closest sizeless one before it in the same section.
+ */
+static uint32_t sym_rank(const GElf_Sym *sym, const char *name)
+{
+	uint32_t underscores = 0, bind, clean;
+	const char *dot, *at;
+
+	while (name[underscores] == '_' && underscores < 15)
+		underscores++;
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		bind = 3;
+		break;
+	case STB_WEAK:
+		bind = 2;
+		break;
+	default:
+		bind = 1;
+		break;
+	}
+	/* glibc's hidden __GI_ aliases and .localalias/.isra clones name no API */
+	dot = strchr(name, '.');
+	at = strchr(name, '@');	/* a dot in "@GLIBC_2.2.5" is fine */
+	clean = strncmp(name, "__GI_", 5) && (!dot || (at && dot > at));
+	return bind * 64 + (sym->st_size ? 32 : 0) + clean * 16 + 15 - underscores;
+}
+
+/* The end of section @shndx in module addresses, for sizeless symbols. */
+static uint64_t section_end(Elf *elf, GElf_Word shndx, GElf_Addr bias, bool *exec)
+{
+	GElf_Shdr mem, *sh = gelf_getshdr(elf_getscn(elf, shndx), &mem);
+
+	*exec = sh && (sh->sh_flags & SHF_EXECINSTR);
+	return sh ? sh->sh_addr + sh->sh_size + bias : UINT64_MAX;
+}
+
+static int binary_add_sym(struct binary *b, int i)
+{
+	struct binary_sym *bs;
+	const char *name;
+	GElf_Addr addr, bias;
+	GElf_Word shndx;
+	GElf_Sym sym;
+	bool exec = false;
+	uint64_t end;
+	Elf *elf;
+	int type;
+
+	name = dwfl_module_getsym_info(b->mod, i, &sym, &addr, &shndx, &elf, &bias);
+	if (!name || !*name || shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON)
+		return 0;
+	type = GELF_ST_TYPE(sym.st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return 0;
+	end = section_end(elf, shndx, bias, &exec);
+	if (type == STT_NOTYPE && !exec)
+		return 0;	/* a label outside code */
+	if (array_grow(&b->syms, b->syms.nr + 1))
+		return -ENOMEM;
+	bs = &b->syms.items[b->syms.nr++];
+	bs->start = addr;
+	bs->sized = sym.st_size != 0;
+	bs->end = bs->sized ? addr + sym.st_size : end;
+	bs->name = name;
+	bs->rank = sym_rank(&sym, name);
+	return 0;
+}
+
+static int binary_sym_cmp(const void *a, const void *b)
+{
+	const struct binary_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (strlen(x->name) != strlen(y->name))
+		return strlen(x->name) < strlen(y->name) ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int binary_load_syms(struct binary *b)
+{
+	struct binary_sym *syms;
+	size_t i, n = 0;
+	int nr, err;
+
+	b->syms_loaded = true;
+	nr = dwfl_module_getsymtab(b->mod);
+	for (i = 1; (int)i < nr; i++) {
+		err = binary_add_sym(b, i);
+		if (err)
+			return err;
+	}
+	syms = b->syms.items;
+	if (b->syms.nr > 1)
+		qsort(syms, b->syms.nr, sizeof(*syms), binary_sym_cmp);
+	for (i = 0; i < b->syms.nr; i++) {
+		if (n && syms[n - 1].start == syms[i].start)
+			continue;	/* an alias of a better name */
+		syms[n++] = syms[i];
+	}
+	b->syms.nr = n;
+	return 0;
+}
+
+static const struct binary_sym *binary_find_sym(const struct binary *b, uint64_t addr)
+{
+	const struct binary_sym *syms = b->syms.items;
+	size_t lo = 0, hi = b->syms.nr, mid, i;
+
+	while (lo < hi) {	/* first symbol starting above addr */
+		mid = lo + (hi - lo) / 2;
+		if (syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a few symbols back, for a sized one around a nested label */
+	for (i = lo; i > 0 && lo - i < 8; i--) {
+		if (syms[i - 1].sized && addr < syms[i - 1].end)
+			return &syms[i - 1];
+	}
+	if (lo && !syms[lo - 1].sized && addr < syms[lo - 1].end)
+		return &syms[lo - 1];
+	return NULL;
+}
+
+/*
+ * libdw 0.188 finds a compile unit by address only through .debug_aranges,
+ * which clang (and so Rust) no longer emits. Without it, the CUs' own
+ * address ranges are collected once and searched here instead.
+ */
+static int binary_add_cu_ranges(struct binary *b, Dwarf_Die *cudie)
+{
+	Dwarf_Addr base, low, high;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cudie, off, &base, &low, &high)) > 0) {
+		if (array_grow(&b->cus, b->cus.nr + 1))
+			return -ENOMEM;
+		b->cus.items[b->cus.nr++] = (struct binary_cu){ low, high, *cudie };
+	}
+	return 0;
+}
+
+static int binary_cu_cmp(const void *a, const void *b)
+{
+	const struct binary_cu *x = a, *y = b;
+
+	if (x->low != y->low)
+		return x->low < y->low ? -1 : 1;
+	return 0;
+}
+
+static int binary_load_cus(struct binary *b)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Die cudie;
+	uint8_t type;
+	Dwarf *dw;
+	int err;
+
+	b->cus_loaded = true;
+	dw = dwfl_module_getdwarf(b->mod, &b->cu_bias);
+	while (dw && !dwarf_get_units(dw, cu, &next, NULL, &type, &cudie, NULL)) {
+		cu = next;
+		if (dwarf_tag(&cudie) != DW_TAG_compile_unit)
+			continue;
+		err = binary_add_cu_ranges(b, &cudie);
+		if (err)
+			return err;
+	}
+	if (b->cus.nr > 1)
+		qsort(b->cus.items, b->cus.nr, sizeof(*b->cus.items), binary_cu_cmp);
+	return 0;
+}
+
+static Dwarf_Die *binary_find_cu(struct binary *b, uint64_t pc, Dwarf_Addr *bias)
+{
+	struct binary_cu *cus;
+	size_t lo = 0, hi, mid;
+
+	if (!b->cus_loaded && binary_load_cus(b))
+		return NULL;
+	cus = b->cus.items;
+	hi = b->cus.nr;
+	*bias = b->cu_bias;
+	while (lo < hi) {	/* first range starting above pc */
+		mid = lo + (hi - lo) / 2;
+		if (cus[mid].low <= pc - *bias)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc - *bias >= cus[lo - 1].high)
+		return NULL;
+	return &cus[lo - 1].die;
+}
+
+/*
+ * The compile unit around module address @pc, and the line-table position of
+ * @pc in @at. NULL without DWARF.
+ */
+static Dwarf_Die *binary_position(struct binary *b, uint64_t pc, Dwarf_Addr *bias,
+				  struct sym_frame *at)
+{
+	Dwarf_Die *cudie = dwfl_module_addrdie(b->mod, pc, bias);
+	Dwfl_Line *l = cudie ? dwfl_module_getsrc(b->mod, pc) : NULL;
+	Dwarf_Line *dl = NULL;
+	int line = 0;
+
+	if (l) {
+		at->file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	} else {
+		if (!cudie)
+			cudie = binary_find_cu(b, pc, bias);
+		dl = cudie ? dwarf_getsrc_die(cudie, pc - *bias) : NULL;
+		at->file = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+		if (dl)
+			dwarf_lineno(dl, &line);
+	}
+	at->line = at->file && line > 0 ? line : 0;
+	return cudie;
+}
+
 /* Intern @s (NULL stays NULL); false on ENOMEM. */
 static bool intern(struct strtab *strs, const char *s, const char **out)
 {
@@ -260,12 +515,20 @@ static int frame_push(struct sym_frames *out, struct strtab *strs, const char *f
 		      const char *file, int line, uint64_t offset, bool inlined)
 {
 	struct sym_frame *f;
+	size_t len;
 
 	if (array_grow(out, out->nr + 1))
 		return -ENOMEM;
 	f = &out->items[out->nr];
 	memset(f, 0, sizeof(*f));
-	if (!intern(strs, function, &f->function) || !intern(strs, file, &f->file))
+	if (function) {
+		/* "pthread_create@@GLIBC_2.34": the version is not part of the name */
+		len = strcspn(function, "@");
+		f->function = strtab_intern_len(strs, function, len ? len : strlen(function));
+		if (!f->function)
+			return -ENOMEM;
+	}
+	if (!intern(strs, file, &f->file))
 		return -ENOMEM;
 	f->line = file && line > 0 ? line : 0;
 	f->offset = offset;
@@ -306,60 +569,59 @@ static void die_call_site(Dwarf_Die *die, Dwarf_Die *cudie, const char **file, i
 }
 
 /*
- * Walk the DWARF scopes at @pc, innermost first: each inlined subroutine is a
- * frame at the current position, and its call site is the position in the
- * frame around it. The subprogram that ends the walk is the real function.
+ * Walk the DWARF scopes at @cu_pc, innermost first, starting from @at (the
+ * symbol and the line-table position): each inlined subroutine is a frame at
+ * the current position, and its call site becomes the position in the frame
+ * around it. The subprogram that ends the walk is the real function.
  */
-static int resolve_scopes(Dwarf_Die *cudie, Dwarf_Addr cu_pc, const char *symname,
-			  uint64_t offset, const char *file, int line, struct strtab *strs,
-			  struct sym_frames *out)
+static int resolve_scopes(Dwarf_Die *cudie, Dwarf_Addr cu_pc, struct sym_frame at,
+			  struct strtab *strs, struct sym_frames *out)
 {
 	Dwarf_Die *scopes = NULL;
-	int i, n, tag, err = 0;
+	int i, n, tag, line = at.line, err = 0;
 
 	n = dwarf_getscopes(cudie, cu_pc, &scopes);
 	for (i = 0; i < n && !err; i++) {
 		tag = dwarf_tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram) {
-			if (!symname)
-				symname = die_function_name(&scopes[i]);
+			if (!at.function)
+				at.function = die_function_name(&scopes[i]);
 			break;
 		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		err = frame_push(out, strs, die_function_name(&scopes[i]), file, line, 0, true);
-		die_call_site(&scopes[i], cudie, &file, &line);
+		err = frame_push(out, strs, die_function_name(&scopes[i]), at.file, line, 0, true);
+		die_call_site(&scopes[i], cudie, &at.file, &line);
 	}
 	free(scopes);
 	if (err)
 		return err;
-	return frame_push(out, strs, symname, file, line, symname ? offset : 0, false);
+	return frame_push(out, strs, at.function, at.file, line, at.offset, false);
 }
 
 int binary_resolve(struct binary *b, uint64_t vaddr, bool is_return, bool no_lines,
 		   struct strtab *strs, struct sym_frames *out)
 {
 	GElf_Addr pc = vaddr - is_return + b->bias;
-	const char *name = NULL, *file = NULL;
+	const struct binary_sym *sym;
+	struct sym_frame at = { 0 };
 	Dwarf_Addr dwbias;
 	Dwarf_Die *cudie;
-	Dwfl_Line *l;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	int line = 0;
 
 	if (!b->mod)
 		return frame_push(out, strs, NULL, NULL, 0, 0, false);
-	name = dwfl_module_addrinfo(b->mod, pc, &off, &sym, NULL, NULL, NULL);
-	/* offsets are reported for the return address itself, like perf does */
-	off += is_return;
+	if (!b->syms_loaded && binary_load_syms(b))
+		return -ENOMEM;
+	sym = binary_find_sym(b, pc);
+	if (sym) {
+		at.function = sym->name;
+		/* offsets are reported for the return address itself, like perf does */
+		at.offset = pc - sym->start + is_return;
+	}
 	if (no_lines)
-		return frame_push(out, strs, name, NULL, 0, name ? off : 0, false);
-	l = dwfl_module_getsrc(b->mod, pc);
-	if (l)
-		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-	cudie = dwfl_module_addrdie(b->mod, pc, &dwbias);
+		return frame_push(out, strs, at.function, NULL, 0, at.offset, false);
+	cudie = binary_position(b, pc, &dwbias, &at);
 	if (!cudie)
-		return frame_push(out, strs, name, file, line, name ? off : 0, false);
-	return resolve_scopes(cudie, pc - dwbias, name, off, file, line, strs, out);
+		return frame_push(out, strs, at.function, at.file, at.line, at.offset, false);
+	return resolve_scopes(cudie, pc - dwbias, at, strs, out);
 }

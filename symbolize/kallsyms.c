@@ -2,10 +2,11 @@
 /*
  * /proc/kallsyms parsing and lookup. Only text symbols (t, T, w, W) are kept,
  * like perf does: a sampled kernel address is always code. A symbol ends where
- * the next one starts, or at an end marker: _etext and _einittext for the
- * kernel image, and base + size from /proc/modules for a module. Symbols that
- * share an address (aliases) are reduced to one: global before weak before
- * local, then the name with fewer leading underscores.
+ * the next one starts, or at an end marker: _etext, _einittext and the
+ * __*_text_end of text subsections for the kernel image, and base + size from
+ * /proc/modules for a module. Symbols that share an address (aliases) are
+ * reduced to one: global before weak before local, then the name with fewer
+ * leading underscores.
  */
 #include "symbolize/kallsyms.h"
 
@@ -74,6 +75,7 @@ static uint32_t ksym_rank(char type, const char *name)
 	}
 }
 
+/* _etext, or the end of a text subsection such as __entry_text_end */
 static bool is_end_marker(const char *name)
 {
 	size_t i;
@@ -82,7 +84,7 @@ static bool is_end_marker(const char *name)
 		if (!strcmp(name, end_markers[i]))
 			return true;
 	}
-	return false;
+	return name[0] == '_' && str_has_suffix(name, "_text_end");
 }
 
 /*

@@ -59,9 +59,10 @@ struct symbolizer {
 	struct strtab *strs;
 	struct { struct sym_process **items; size_t nr, alloc; } procs;
 	struct { struct binary **items; size_t nr, alloc; } bins;
-	struct hashmap bin_cache;	/* (NULL, dev, inode) or (path, 0, 0) -> binary */
+	struct hashmap bin_cache;	/* (NULL, dev, inode), or (path, dev, 0) -> binary */
 	struct hashmap frame_cache;	/* (binary, vaddr, is_return) -> a location */
-	struct hashmap loc_cache;	/* (process or &kallsyms, addr, is_return) -> location */
+	struct hashmap loc_cache;	/* (key, addr, is_return) -> location; the key is the
+					 * process, &procs without one, &ksyms for the kernel */
 	struct kallsyms ksyms;
 	bool ksyms_loaded;
 	struct binary *vdso;
@@ -146,7 +147,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s);
 }
 
-/* One field of a maps line, for the parser below. */
+/* One line of /proc/PID/maps. */
 struct maps_line {
 	uint64_t start, limit, offset, dev, inode;
 	char perms[5];
@@ -170,23 +171,14 @@ static bool maps_parse_line(char *line, struct maps_line *ml)
 	return true;
 }
 
-/* A file name in the process's view, as an owned "/proc/PID/..." string. */
-static char *proc_path(int pid, const char *fmt_tail, const char *arg1, uint64_t a, uint64_t b)
+/* "/proc/PID/@what@path" as an owned string, NULL on ENOMEM. */
+static char *proc_path(int pid, const char *what, const char *path)
 {
-	size_t n = 64 + (arg1 ? strlen(arg1) : 0);
+	size_t n = 32 + strlen(what) + strlen(path);
 	char *buf = malloc(n);
-	int len;
 
-	if (!buf)
-		return NULL;
-	if (arg1)
-		len = snprintf(buf, n, "/proc/%d/%s%s", pid, fmt_tail, arg1);
-	else
-		len = snprintf(buf, n, "/proc/%d/%s%" PRIx64 "-%" PRIx64, pid, fmt_tail, a, b);
-	if (len < 0 || (size_t)len >= n) {
-		free(buf);
-		return NULL;
-	}
+	if (buf)
+		snprintf(buf, n, "/proc/%d/%s%s", pid, what, path);
 	return buf;
 }
 
@@ -208,13 +200,15 @@ static int open_mapped_file(int pid, const struct maps_line *ml, const char *pat
 			    const char *exe)
 {
 	bool deleted = strcmp(path, ml->path) != 0;
+	char range[40];
 	int fd;
 
-	fd = open_owned(proc_path(pid, "map_files/", NULL, ml->start, ml->limit));
+	snprintf(range, sizeof(range), "%" PRIx64 "-%" PRIx64, ml->start, ml->limit);
+	fd = open_owned(proc_path(pid, "map_files/", range));
 	if (fd < 0 && exe && !strcmp(exe, ml->path))
-		fd = open_owned(proc_path(pid, "exe", "", 0, 0));
+		fd = open_owned(proc_path(pid, "exe", ""));
 	if (fd < 0 && !deleted)
-		fd = open_owned(proc_path(pid, "root", path, 0, 0));
+		fd = open_owned(proc_path(pid, "root", path));
 	if (fd < 0 && !deleted)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd;
@@ -323,14 +317,15 @@ static int process_read_maps(struct symbolizer *s, struct sym_process *p, char *
 		if (err)
 			return err;
 	}
-	qsort(p->maps.items, p->maps.nr, sizeof(*p->maps.items), proc_map_cmp);
+	if (p->maps.nr > 1)
+		qsort(p->maps.items, p->maps.nr, sizeof(*p->maps.items), proc_map_cmp);
 	return 0;
 }
 
 /* readlink /proc/PID/exe as an owned string, NULL if unavailable. */
 static char *process_exe(int pid)
 {
-	char *link = proc_path(pid, "exe", "", 0, 0);
+	char *link = proc_path(pid, "exe", "");
 	size_t n = 4096;
 	char *buf = link ? malloc(n) : NULL;
 	ssize_t len = buf ? readlink(link, buf, n - 1) : -1;
@@ -350,7 +345,7 @@ struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid)
 	char *maps = NULL, *buf = NULL, *exe = NULL;
 	int err = -ENOMEM;
 
-	maps = proc_path(pid, "maps", "", 0, 0);
+	maps = proc_path(pid, "maps", "");
 	if (!maps)
 		goto out;
 	err = read_file(maps, &buf, NULL);
@@ -469,34 +464,47 @@ static struct sym_location *location_new(struct symbolizer *s, uint64_t addr)
 	return loc;
 }
 
+/*
+ * Fill in @loc from @p's binary or JIT map. On entry @loc->rel_address is the
+ * file offset in @loc's mapping; it becomes the ELF address if there is one.
+ */
+static int symbolizer_resolve_user(struct symbolizer *s, struct sym_process *p,
+				   struct sym_location *loc, bool is_return)
+{
+	const struct proc_map *m = process_find_map(p, loc->address);
+	uint64_t vaddr;
+
+	if (!m || !m->bin)
+		return process_jit_frames(s, p, loc->address, is_return, loc);
+	if (!binary_file_to_vaddr(m->bin, loc->rel_address, &vaddr))
+		return 0;
+	loc->rel_address = vaddr;
+	return symbolizer_binary_frames(s, m->bin, vaddr, is_return, loc);
+}
+
 const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_process *p,
 					   uint64_t addr, bool is_return)
 {
-	struct sym_location *loc;
+	/* without a snapshot every address is unknown; cache those apart */
+	const void *key = p ? (const void *)p : &s->procs;
 	const struct proc_map *m;
-	uint64_t vaddr;
-	int err = 0;
+	struct sym_location *loc;
 
-	loc = hashmap_get(&s->loc_cache, p, addr, is_return);
+	loc = hashmap_get(&s->loc_cache, key, addr, is_return);
 	if (loc)
 		return loc;
 	loc = location_new(s, addr);
 	if (!loc)
 		goto nomem;
-	m = process_find_map(p, addr);
+	m = p ? process_find_map(p, addr) : NULL;
 	if (m) {
+		/* for MODULE+0xOFFSET when nothing better is known */
 		loc->map = &m->map;
 		loc->rel_address = addr - m->map.start + m->map.offset;
 	}
-	if (m && m->bin) {
-		if (binary_file_to_vaddr(m->bin, loc->rel_address, &vaddr)) {
-			loc->rel_address = vaddr;
-			err = symbolizer_binary_frames(s, m->bin, vaddr, is_return, loc);
-		}
-	} else {
-		err = process_jit_frames(s, p, addr, is_return, loc);
-	}
-	if (err || hashmap_put(&s->loc_cache, p, addr, is_return, loc))
+	if (p && symbolizer_resolve_user(s, p, loc, is_return))
+		goto nomem;
+	if (hashmap_put(&s->loc_cache, key, addr, is_return, loc))
 		goto nomem;
 	return loc;
 nomem:

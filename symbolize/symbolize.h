@@ -63,7 +63,7 @@ struct sym_location {
 };
 
 struct symbolizer_opts {
-	bool no_kernel;		/* don't load /proc/kallsyms */
+	bool no_kernel;		/* don't load /proc/kallsyms (or kallsyms_path) */
 	bool no_lines;		/* skip DWARF line lookups (faster) */
 	const char *kallsyms_path;	/* NULL: /proc/kallsyms (and /proc/modules);
 					 * else a saved copy, without module sizes */
@@ -76,21 +76,38 @@ void symbolizer_free(struct symbolizer *s);
 
 /*
  * Read /proc/@pid/maps now and remember it. Each call makes a new snapshot
- * (call again after an exec). Returns the snapshot (owned by @s) or NULL with
- * errno set (ESRCH: the process is gone).
+ * (call again after an exec). Only executable mappings are kept; the ELF file
+ * of each is opened now (through /proc/@pid/map_files when permitted, so
+ * deleted files work too) and stays open until symbolizer_free(). Files that
+ * cannot be opened leave mappings without symbols, not an error. Returns the
+ * snapshot (owned by @s) or NULL with errno set (ESRCH: the process is gone,
+ * EACCES, ENOMEM). A deleted file's path loses its " (deleted)".
  */
 struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid);
 
 /*
  * Resolve user address @addr of a snapshotted process. @is_return: @addr is a
  * return address (every frame of a stack but the first), so the call
- * instruction at addr - 1 is what is looked up. Returns a borrowed location;
- * never NULL except on ENOMEM (errno set).
+ * instruction at addr - 1 is what is looked up (offsets are still reported
+ * for @addr). Anonymous executable memory is mapped as "[anon]" and resolved
+ * through /tmp/perf-PID.map if a JIT wrote one (read at the first such
+ * lookup). Function names lose ELF symbol versions ("@@GLIBC_2.34"). @p may
+ * be NULL (a process that could not be snapshotted): every address is then
+ * unknown. Returns a borrowed location, the same pointer for the same (@p,
+ * @addr, @is_return); never NULL except on ENOMEM (errno set).
  */
 const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_process *p,
 					   uint64_t addr, bool is_return);
 
-/* The same for a kernel address (via /proc/kallsyms, module names kept). */
+/*
+ * The same for a kernel address, via /proc/kallsyms (read at the first call),
+ * without file:line. The mapping is "[kernel.kallsyms]" or "[MODULE]" with
+ * kernel set; rel_address is the address itself for the kernel image and the
+ * offset from the module's start for a module. If kallsyms shows no addresses
+ * (kptr_restrict, no_kernel), every address is in a "[kernel.kallsyms]"
+ * mapping without a function; addresses outside the kernel and its modules
+ * get no mapping.
+ */
 const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr,
 					     bool is_return);
 

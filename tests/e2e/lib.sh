@@ -45,8 +45,27 @@ cleanup_bg()
 		eval "$c"
 	done
 	AT_EXIT=()
+	if [ -n "${WATCHDOG:-}" ]; then
+		kill "$WATCHDOG" 2>/dev/null
+		wait "$WATCHDOG" 2>/dev/null
+	fi
 }
 trap cleanup_bg EXIT
+
+# Watchdog: a test never runs past TEST_BUDGET_S (55 s) however many steps
+# hang; each latprof call has its own shorter timeout too. The sleep gets no
+# stdout, so a reader of the test's output never waits for it.
+TEST_BUDGET_S=${TEST_BUDGET_S:-55}
+(
+	sleep "$TEST_BUDGET_S" >/dev/null 2>&1 </dev/null &
+	wait $!
+	echo "FAIL: $TEST_NAME: timed out after $TEST_BUDGET_S s"
+	for p in $(ps -o pid= --ppid $$); do
+		[ "$p" != "$BASHPID" ] && kill -TERM "$p" 2>/dev/null
+	done
+	kill -TERM $$
+) &
+WATCHDOG=$!
 
 # fail MESSAGE...: one-line reason, then exit 1. Diagnostics go before it
 # (see diag_file) so the reason is the last line a reader sees.
@@ -119,7 +138,7 @@ lp_record()
 {
 	local out=$1 err=$2
 	shift 2
-	timeout -k 5 50 "$LATPROF" record "$@" >"$out" 2>"$err"
+	timeout -k 5 30 "$LATPROF" record "$@" >"$out" 2>"$err"
 }
 
 # lp_folded PROFILE OUT: export PROFILE as folded stacks into OUT.
@@ -196,6 +215,26 @@ folded_sum()
 					next
 			}
 			sum += cnt
+		}
+		END { print sum + 0 }' "$1"
+}
+
+# folded_sum_seq FILE COMM SEQ: like folded_sum, for the stacks containing the
+# consecutive frames SEQ ("caller;callee").
+folded_sum_seq()
+{
+	awk -v comm="$2" -v seq="$3" '
+		{
+			i = length($0)
+			while (i > 0 && substr($0, i, 1) != " ")
+				i--
+			stack = substr($0, 1, i - 1)
+			split(stack, f, ";")
+			if (f[1] != comm && !(index(f[1], comm "-") == 1 &&
+					      substr(f[1], length(comm) + 2) ~ /^[0-9]+$/))
+				next
+			if (index(";" stack ";", ";" seq ";"))
+				sum += substr($0, i + 1)
 		}
 		END { print sum + 0 }' "$1"
 }

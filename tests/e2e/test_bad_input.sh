@@ -3,6 +3,12 @@
 # Bad usage and bad input: exit 2 (bad usage/input) with exactly one line on
 # stderr, starting with "latprof: " and naming the problem, and nothing left
 # behind (no output, no temporary file) in the output or working directory.
+# Cases: dead/garbage PIDs, missing commands, -F/-d out of range or missing,
+# two targets, unknown options and verbs; an -o that cannot be written (no
+# such dir, a directory, /proc, an immutable dir), which must be found before
+# the command is started; report/export of a missing file, a directory, random
+# bytes, a truncated real profile, gzipped garbage, an empty file; an unknown
+# export format. Every case runs; the failures are listed at the end.
 #
 # Ground truth is the input itself: a PID taken from a process that has been
 # reaped, paths that do not exist, random bytes, a real profile cut in half.
@@ -31,7 +37,9 @@ bad_case()
 	(cd "$d" && exec timeout -k 5 20 "$LATPROF" "$@") \
 		>"$WORKDIR/$name.stdout" 2>"$WORKDIR/$name.stderr"
 	rc=$?
-	info "$name: latprof $* -> $rc: $(head -c 200 "$WORKDIR/$name.stderr" | tr '\n' ' ')"
+	# passing cases stay quiet: the runner shows only the last 40 lines
+	echo "$name: latprof $* -> $rc: $(head -c 200 "$WORKDIR/$name.stderr" | tr '\n' ' ')" \
+		>>"$WORKDIR/cases.log"
 	if [ "$rc" != "$want" ]; then
 		diag_file "stderr" "$WORKDIR/$name.stderr"
 		[ -e "$d/ran" ] && info "$name: the command ran before latprof failed"
@@ -105,6 +113,8 @@ for f in random truncated gzipped-random empty; do
 	bad "export_$f" 2 "$f.pb.gz|$corrupt" \
 		export "$WORKDIR/in/$f.pb.gz" --format folded -o "$WORKDIR/export_$f/out.folded"
 done
+bad export_out_nodir 2 "/nonexistent/dir" \
+	export "$real" --format folded -o /nonexistent/dir/out.folded
 bad export_format 2 "frobformat" export "$real" --format frobformat -o "$WORKDIR/export_format/out"
 
 [ -z "$FAILED" ] || fail "$(echo $FAILED | wc -w) of $NCASES cases failed:$FAILED"

@@ -9,7 +9,10 @@
 #   - hot_a's share of the process's samples (stacks containing hot_a / all
 #     samples whose comm is hot_ab) is in [0.68, 0.82];
 #   - hot_b appears with a share in [0.18, 0.32];
-#   - the process's sample count is within +-10% of cpu_time_s x freq.
+#   - the process's sample count is within +-10% of cpu_time_s x freq;
+#   - >= 90% of the hot_a samples have main as hot_a's caller ("main;hot_a"):
+#     main calls hot_a directly and both keep frame pointers, so no frame may
+#     be lost or mis-symbolized (perf shows main;hot_a on every sample).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture hot_ab
@@ -47,6 +50,12 @@ for freq in 99 499; do
 	if ! in_range "$ratio" 0.90 1.10; then
 		diag_file "folded" "$folded"
 		fail "-F $freq: $total samples, expected $expected (cpu ${cpu_ns}ns x $freq Hz) +-10%"
+	fi
+	chain=$(folded_sum_seq "$folded" hot_ab "main;hot_a")
+	info "-F $freq: main;hot_a in $chain of $a hot_a samples"
+	if ! in_range "$(calc "$chain / $a")" 0.90 1; then
+		grep ';hot_a' "$folded" | sort -t' ' -k2 -nr | head -n 10 | sed 's/^/  | /'
+		fail "-F $freq: only $chain of $a hot_a samples have main as caller (main;hot_a)"
 	fi
 done
 pass

@@ -13,6 +13,9 @@
 #     (the exited child was symbolized, not left as [unknown] or hex);
 #   - forked_child_work and parent_work each within [0.75, 1.15] of the CPU
 #     time of the process that ran them;
+#   - the same with `-p PID` of a shell that, once latprof is attached, execs
+#     forker: the target's exec and its later children are followed too
+#     (CLI.md: -p covers "children they fork later");
 #   - a command that exits with status 3: record's stderr reports that status.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
@@ -26,7 +29,7 @@ out=$WORKDIR/fork.out
 # check_fn LABEL COMM FRAME CPU_NS: FRAME's samples in COMM vs CPU_NS x freq
 check_fn()
 {
-	local n exp r
+	local n exp r folded=${FOLDED:-$folded} out=${OUT:-$out}
 	[ -n "$4" ] || { diag_file "command stdout" "$out"; fail "$1: the fixture printed no cpu_ns"; }
 	n=$(folded_sum "$folded" "$2" "$3")
 	exp=$(calc "$4 / 1e9 * $freq")
@@ -34,7 +37,7 @@ check_fn()
 	info "$1: $3 samples=$n expected=$exp (cpu ${4}ns) ratio=$r"
 	if ! in_range "$r" 0.75 1.15; then
 		diag_file "folded" "$folded" 40
-		fail "$1: $n samples of $3 (comm $2), expected $exp +-25%/15%"
+		fail "$1: $n samples of $3 (comm $2), expected [0.75, 1.15] x $exp"
 	fi
 }
 
@@ -53,6 +56,28 @@ fi
 check_fn "exec'ed child" child_hot child_hot_work "$child_ns"
 check_fn "forked child" forker forked_child_work "$(kv "$out" "forked_child " cpu_ns)"
 check_fn "parent" forker parent_work "$(kv "$out" "forker " cpu_ns)"
+
+# -p of a process that execs forker after latprof has attached.
+mkfifo "$WORKDIR/go"
+start_bg "$WORKDIR/p.out" sh -c 'read -r line <"$1"; exec "$0" 300 600' \
+	"$FIXTURES/forker" "$WORKDIR/go"
+ppid=$BG_PID
+lp_record "$WORKDIR/p.rec.out" "$WORKDIR/p.err" -p "$ppid" -F $freq -d 15 -o "$WORKDIR/p.pb.gz" &
+lp=$!
+sleep 1	# latprof is attached well within this (its start-up is ~30 ms)
+echo go >"$WORKDIR/go"
+wait $lp
+rc=$?
+if [ $rc != 0 ]; then
+	diag_file "record stderr" "$WORKDIR/p.err"
+	fail "record -p (exec'ing shell) exited $rc"
+fi
+lp_folded "$WORKDIR/p.pb.gz" "$WORKDIR/p.folded" || fail "export of the -p profile failed"
+FOLDED=$WORKDIR/p.folded OUT=$WORKDIR/p.out
+check_fn "-p: exec'ed child" child_hot child_hot_work "$(kv "$OUT" "child_hot " cpu_ns)"
+check_fn "-p: forked child" forker forked_child_work "$(kv "$OUT" "forked_child " cpu_ns)"
+check_fn "-p: target after exec" forker parent_work "$(kv "$OUT" "forker " cpu_ns)"
+unset FOLDED OUT
 
 # The command's exit status is reported when the command fails.
 lp_record "$WORKDIR/st.out" "$WORKDIR/st.err" -F 99 -o "$WORKDIR/st.pb.gz" -- sh -c 'exit 3'
