@@ -414,9 +414,11 @@ static void print_summary(struct record_run *r, const struct profile *p)
 	for (i = 0; i < p->meta.nr; i++)
 		if (!strncmp(p->meta.items[i].key, "lost.", 5))
 			lost += profile_get_meta_u64(p, p->meta.items[i].key);
-	pr_info("wrote %s: %llu samples in %.2f s, %llu processes, %llu lost%s",
+	uint64_t procs = profile_get_meta_u64(p, "count.processes");
+
+	pr_info("wrote %s: %llu samples in %.2f s, %llu process%s, %llu lost%s",
 		r->o->output, (unsigned long long)samples, p->duration_ns / 1e9,
-		(unsigned long long)profile_get_meta_u64(p, "count.processes"),
+		(unsigned long long)procs, procs == 1 ? "" : "es",
 		(unsigned long long)lost, lost ? " (see 'latprof report')" : "");
 	if (!r->have_child || r->child_status == -1)
 		return;
