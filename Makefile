@@ -49,9 +49,10 @@ PROTO_C := $(BUILD)/proto/profile.pb-c.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/proto/profile.pb-c.o
 PROG_OBJS := $(PROG_SRCS:%.c=$(BUILD)/%.o)
 
-# targets.bpf.c defines the shared maps and must come first: libbpf 1.1's
-# linker cannot relocate extern maps declared before their definition.
-BPF_SRCS := bpf/targets.bpf.c $(filter-out bpf/targets.bpf.c,$(wildcard bpf/*.bpf.c))
+# targets.bpf.c and ustack.bpf.c define the shared maps and must come first:
+# libbpf 1.1's linker cannot relocate extern maps declared before their definition.
+BPF_SHARED := bpf/targets.bpf.c bpf/ustack.bpf.c
+BPF_SRCS := $(BPF_SHARED) $(filter-out $(BPF_SHARED),$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(BPF_SRCS:%.c=$(BUILD)/%.o)
 SKEL := $(BUILD)/latprof.skel.h
 
@@ -60,6 +61,11 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 FIXTURE_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread
+# Fixtures that must be built without frame pointers (DWARF unwinding tests).
+FIXTURE_CFLAGS_nofp_chain := -O2 -g -fomit-frame-pointer -pthread
+FIXTURE_CFLAGS_nofp_leaf := -O2 -g -fomit-frame-pointer -pthread
+FIXTURE_CFLAGS_nofp_pie := -O2 -g -fomit-frame-pointer -fPIE -pie -pthread
+FIXTURE_CFLAGS_nofp_nopie := -O2 -g -fomit-frame-pointer -fno-pie -no-pie -pthread
 
 .PHONY: all setup demo check check-unit check-e2e check-deps fixtures bench clean
 all: latprof
@@ -118,7 +124,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 $(BUILD)/fixtures/%: tests/fixtures/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(FIXTURE_CFLAGS) -o $@ $< -lm
+	$(Q)$(CC) $(or $(FIXTURE_CFLAGS_$*),$(FIXTURE_CFLAGS)) -o $@ $< -lm -ldl
 
 fixtures: $(FIXTURE_BINS)
 

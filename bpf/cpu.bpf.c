@@ -4,7 +4,7 @@
  * sample of a target is counted in the kernel by {tgid, gen, comm, user stack
  * id, kernel stack id}; only the aggregate crosses to user space.
  */
-#include "common.bpf.h"
+#include "ustack.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -58,14 +58,22 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.tgid = tgid;
 	key.gen = proc->gen;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	/* kernel threads have no user stack: not a loss */
-	kthread = bpf_get_current_task_btf()->flags & PF_KTHREAD;
-	if (kthread)
-		key.ustack_id = -EFAULT;
-	else
-		key.ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 	/* a sample taken in user mode has no kernel stack: not a loss */
 	key.kstack_id = in_user_mode(ctx) ? -ENOENT : bpf_get_stackid(ctx, &stacks, 0);
+	/* kernel threads have no user stack: not a loss */
+	kthread = bpf_get_current_task_btf()->flags & PF_KTHREAD;
+	if (kthread) {
+		key.ustack_id = -EFAULT;
+	} else if (cfg_unwind_dwarf) {
+		/* counted in user space once unwound; a loss is counted inside */
+		if (key.kstack_id != -ENOENT)
+			count_stackid_error(key.kstack_id, LP_STAT_KSTACK_EEXIST,
+					    LP_STAT_KSTACK_EFAULT, LP_STAT_KSTACK_OTHER);
+		ustack_submit(LP_SAMPLE_CPU, tgid, key.gen, key.kstack_id, 1);
+		return 0;
+	} else {
+		key.ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	}
 	if (!kthread)
 		count_stackid_error(key.ustack_id, LP_STAT_USTACK_EEXIST, LP_STAT_USTACK_EFAULT,
 			    LP_STAT_USTACK_OTHER);

@@ -9,6 +9,8 @@
 #define LP_COMM_LEN 16
 #define LP_MAX_COMMS 8
 #define LP_MAX_STACK_DEPTH 127
+#define LP_MAX_STACK_COPY 32768	/* bytes of user stack copied for DWARF unwinding */
+#define LP_NR_REGS 17		/* x86-64 DWARF registers 0..16 (16 = ip) */
 
 /* Key of the in-kernel CPU sample aggregation. */
 struct lp_sample_key {
@@ -42,6 +44,32 @@ struct lp_event {
 	char comm[LP_COMM_LEN];
 };
 
+enum lp_sample_kind {
+	LP_SAMPLE_CPU = 1,	/* value: 1 sample */
+};
+
+/*
+ * A user stack captured for DWARF unwinding in user space ("copy + unwind
+ * later"): the registers and the top of the user stack, sent through the
+ * ustacks ring buffer with only stack_len bytes of stack[]. Every collector
+ * that wants a complete user stack sends one of these.
+ */
+struct lp_ustack_sample {
+	__u32 kind;		/* enum lp_sample_kind */
+	__u32 tgid;
+	__u32 tid;
+	__u32 gen;
+	__s32 kstack_id;	/* kernel stack: stack map id, or -errno */
+	__u32 stack_len;	/* bytes of stack[] copied from regs[7] (sp) up */
+	__u64 value;
+	char comm[LP_COMM_LEN];
+	__u64 regs[LP_NR_REGS];	/* user registers, x86-64 DWARF numbering */
+	__u64 pad;
+	__u8 stack[LP_MAX_STACK_COPY];
+};
+
+#define LP_USTACK_HDR_SIZE 192	/* offsetof(struct lp_ustack_sample, stack) */
+
 /* Counters in the per-CPU stats array: nothing is lost silently. */
 enum lp_stat {
 	LP_STAT_SAMPLES,		/* samples of targets */
@@ -55,6 +83,7 @@ enum lp_stat {
 	LP_STAT_PROCS_DROPPED,		/* procs map full: a new target not traced */
 	LP_STAT_EVENTS,			/* events sent */
 	LP_STAT_EVENTS_LOST,		/* ring buffer full */
+	LP_STAT_USTACKS_LOST,		/* ustacks ring buffer full: sample lost */
 	LP_STAT_NR,
 };
 

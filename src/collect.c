@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "latprof.skel.h"
+#include "src/stackagg.h"
 #include "src/util.h"
 
 _Static_assert(sizeof(struct lp_sample_key) == 32, "lp_sample_key layout");
@@ -38,6 +39,16 @@ static const char *const stat_names[LP_STAT_NR] = {
 	[LP_STAT_PROCS_DROPPED] = "procs_dropped_map_full",
 	[LP_STAT_EVENTS] = "events",
 	[LP_STAT_EVENTS_LOST] = "events_lost",
+	[LP_STAT_USTACKS_LOST] = "ustacks_lost",
+};
+
+/* Names of enum sym_unwind_status in metadata ("proc.PID.NAME"). */
+static const char *const unwind_names[SYM_UNWIND_NR] = {
+	[SYM_UNWIND_COMPLETE] = "stacks_complete",
+	[SYM_UNWIND_TRUNCATED_COPY] = "truncated_copy",
+	[SYM_UNWIND_TRUNCATED_DEPTH] = "truncated_depth",
+	[SYM_UNWIND_NO_UNWIND_INFO] = "truncated_no_unwind_info",
+	[SYM_UNWIND_BAD_READ] = "truncated_bad_read",
 };
 
 /*
@@ -52,7 +63,10 @@ struct proc_image {
 	struct sym_process *sym;	/* NULL: the process was gone */
 	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
 	uint64_t maps_digest;		/* of the executable mappings last read */
+	uint64_t forced_refresh_ns;	/* last re-read asked for by a failed unwind */
 	uint32_t refreshes;
+	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */
+	char comm[LP_COMM_LEN + 1];
 };
 
 static const unsigned int refresh_delays_ms[] = { 5, 20, 100, 500 };
@@ -65,6 +79,8 @@ struct collect {
 	struct { struct bpf_link **items; size_t nr, alloc; } links;
 	struct { int *items; size_t nr, alloc; } perf_fds;
 	struct { struct proc_image *items; size_t nr, alloc; } images;
+	struct stackagg *ustacks;	/* DWARF-unwound samples */
+	bool unwind_dwarf;
 	unsigned int freq_hz;
 	uint64_t snapshot_failed;
 	bool verbose;
@@ -198,6 +214,7 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct collect *c = ctx;
 	const struct lp_event *e = data;
+	struct proc_image *img;
 
 	if (size < sizeof(*e))
 		return 0;
@@ -207,6 +224,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		pr_debug("%s pid %u gen %u (%.16s)", e->type == LP_EVENT_NEW ? "new" : "exec",
 			 e->pid, e->gen, e->comm);
 		image_snapshot(c, e->pid, e->gen);
+		img = image_find(c, e->pid, e->gen);
+		/* at fork the event runs in the parent, whose name the child has */
+		if (img && !img->comm[0])
+			memcpy(img->comm, e->comm, LP_COMM_LEN);
 		break;
 	case LP_EVENT_EXIT:
 		pr_debug("exit pid %u", e->pid);
@@ -214,6 +235,62 @@ static int on_event(void *ctx, void *data, size_t size)
 		break;
 	}
 	return 0;
+}
+
+/* Unwind @in with image @img, re-reading the maps once if a pc had no module. */
+static void unwind_sample(struct collect *c, struct proc_image *img,
+			  const struct sym_unwind_input *in, uint64_t *pcs, size_t *nr,
+			  enum sym_unwind_status *st)
+{
+	struct sym_process *before = img->sym;
+	uint64_t now;
+
+	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
+	if (*st != SYM_UNWIND_NO_UNWIND_INFO)
+		return;
+	/* a library dlopen'ed since the last snapshot: look again, at most 10/s */
+	now = now_ns();
+	if (now - img->forced_refresh_ns < NSEC_PER_SEC / 10)
+		return;
+	img->forced_refresh_ns = now;
+	if (image_snapshot(c, img->pid, img->gen) || img->sym == before)
+		return;
+	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
+}
+
+static int on_ustack(void *ctx, void *data, size_t size)
+{
+	struct collect *c = ctx;
+	const struct lp_ustack_sample *e = data;
+	struct sym_unwind_input in = { .stack = e->stack };
+	struct stackagg_key key = { 0 };
+	uint64_t pcs[LP_MAX_STACK_DEPTH];
+	enum sym_unwind_status st = SYM_UNWIND_NO_UNWIND_INFO;
+	struct proc_image *img;
+	size_t nr = 0;
+
+	if (size < LP_USTACK_HDR_SIZE || e->stack_len > size - LP_USTACK_HDR_SIZE)
+		return 0;
+	in.stack_len = e->stack_len;
+	memcpy(in.regs, e->regs, sizeof(in.regs));
+	img = image_find(c, e->tgid, e->gen);
+	if (!img || !img->sym) {
+		image_snapshot(c, e->tgid, e->gen);
+		img = image_find(c, e->tgid, e->gen);
+	}
+	if (img && img->sym)
+		unwind_sample(c, img, &in, pcs, &nr, &st);
+	if (img) {
+		img->unwind[st]++;
+		if (!img->comm[0])
+			memcpy(img->comm, e->comm, LP_COMM_LEN);
+	}
+	key.tgid = e->tgid;
+	key.gen = e->gen;
+	key.kstack_id = e->kstack_id;
+	key.kind = e->kind;
+	memcpy(key.comm, e->comm, sizeof(key.comm));
+	return stackagg_add(c->ustacks, &key, pcs, nr, e->value) ? -ENOMEM : 0;
 }
 
 static int configure(struct collect *c, const struct collect_opts *o)
@@ -226,7 +303,14 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	s->rodata->cfg_nr_comms = o->nr_comms;
 	for (i = 0; i < o->nr_comms && i < LP_MAX_COMMS; i++)
 		strncpy((char *)s->rodata->cfg_comms[i], o->comms[i], LP_COMM_LEN - 1);
+	s->rodata->cfg_unwind_dwarf = o->unwind_dwarf;
+	s->rodata->cfg_stack_size = o->stack_size;
 	err = bpf_map__set_max_entries(s->maps.stacks, o->max_stacks);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.ustack_scratch,
+					       libbpf_num_possible_cpus());
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.ustacks, o->ustack_ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.cpu_samples, o->max_samples);
 	if (!err)
@@ -247,6 +331,10 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->sym = sym;
 	c->freq_hz = o->freq_hz;
 	c->verbose = o->verbose;
+	c->unwind_dwarf = o->unwind_dwarf;
+	c->ustacks = stackagg_new();
+	if (!c->ustacks)
+		goto fail;
 	libbpf_set_print(libbpf_print);
 	*why = "cannot open BPF object";
 	c->skel = latprof_bpf__open();
@@ -268,6 +356,9 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 		*err = -errno;
 		goto fail;
 	}
+	*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ustacks), on_ustack, c);
+	if (*err)
+		goto fail;
 	*why = "cannot add target";
 	for (i = 0; i < o->nr_pids; i++) {
 		*err = collect_add_pid(c, o->pids[i]);
@@ -425,6 +516,7 @@ void collect_free(struct collect *c)
 	free(c->links.items);
 	free(c->perf_fds.items);
 	free(c->images.items);
+	stackagg_free(c->ustacks);
 	free(c);
 }
 
@@ -545,27 +637,25 @@ static int builder_unknown_location(struct builder *b, uint64_t addr, uint64_t *
 	return *id ? 0 : -ENOMEM;
 }
 
-/* Append the frames of stack @id (leaf first) to b->locs. */
-static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc, bool kernel)
+/* Append locations for @pcs (leaf first) to b->locs. */
+static int builder_frames(struct builder *b, const uint64_t *pcs, size_t nr,
+			  struct sym_process *proc, bool kernel)
 {
-	uint64_t ips[LP_MAX_STACK_DEPTH] = { 0 }, lid;
-	int fd = bpf_map__fd(b->c->skel->maps.stacks);
 	const struct sym_location *loc;
+	uint64_t lid;
 	size_t i;
 	int err;
 
-	if (id < 0 || bpf_map_lookup_elem(fd, &id, ips))
-		return 0;
-	for (i = 0; i < LP_MAX_STACK_DEPTH && ips[i]; i++) {
+	for (i = 0; i < nr && pcs[i]; i++) {
 		if (array_grow(&b->locs, b->locs.nr + 1))
 			return -ENOMEM;
 		if (!kernel && !proc) {
-			err = builder_unknown_location(b, ips[i], &lid);
+			err = builder_unknown_location(b, pcs[i], &lid);
 			if (err)
 				return err;
 		} else {
-			loc = kernel ? symbolizer_kernel(b->c->sym, ips[i], i > 0)
-				     : symbolizer_user(b->c->sym, proc, ips[i], i > 0);
+			loc = kernel ? symbolizer_kernel(b->c->sym, pcs[i], i > 0)
+				     : symbolizer_user(b->c->sym, proc, pcs[i], i > 0);
 			lid = loc ? builder_location(b, loc) : 0;
 			if (!lid)
 				return -ENOMEM;
@@ -573,6 +663,17 @@ static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc
 		b->locs.items[b->locs.nr++] = lid;
 	}
 	return 0;
+}
+
+/* Append the frames of stack map entry @id (leaf first) to b->locs. */
+static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc, bool kernel)
+{
+	uint64_t ips[LP_MAX_STACK_DEPTH] = { 0 };
+	int fd = bpf_map__fd(b->c->skel->maps.stacks);
+
+	if (id < 0 || bpf_map_lookup_elem(fd, &id, ips))
+		return 0;
+	return builder_frames(b, ips, LP_MAX_STACK_DEPTH, proc, kernel);
 }
 
 static struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_t gen)
@@ -585,7 +686,12 @@ static struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_
 	return img ? img->sym : NULL;
 }
 
-static int builder_sample(struct builder *b, const struct lp_sample_key *k, uint64_t count)
+/*
+ * Add a sample of @count events: the kernel stack @kstack_id, then the user
+ * stack, from the stack map (@ustack_id >= 0) or unwound pcs (@upcs).
+ */
+static int builder_sample(struct builder *b, const struct lp_sample_key *k, uint64_t count,
+			  const uint64_t *upcs, size_t nr_upcs)
 {
 	struct sym_process *proc = builder_process(b, k->tgid, k->gen);
 	int64_t values[2] = { count, count * b->period_ns };
@@ -597,15 +703,64 @@ static int builder_sample(struct builder *b, const struct lp_sample_key *k, uint
 	int err;
 
 	memcpy(comm, k->comm, LP_COMM_LEN);
-	if (!proc && k->ustack_id >= 0)
+	if (!proc && (k->ustack_id >= 0 || nr_upcs))
 		b->vanished_samples += count;
 	b->locs.nr = 0;
 	err = builder_stack(b, k->kstack_id, NULL, true);
-	if (!err)
+	if (!err && upcs)
+		err = builder_frames(b, upcs, nr_upcs, proc, false);
+	else if (!err)
 		err = builder_stack(b, k->ustack_id, proc, false);
 	if (!err)
 		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels,
 					 ARRAY_SIZE(labels));
+	return err;
+}
+
+static int builder_ustacks(struct builder *b)
+{
+	size_t i, n = stackagg_nr(b->c->ustacks);
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++) {
+		const struct stackagg_entry *e = stackagg_get(b->c->ustacks, i);
+		struct lp_sample_key k = {
+			.tgid = e->key.tgid,
+			.gen = e->key.gen,
+			.kstack_id = e->key.kstack_id,
+			.ustack_id = -1,
+		};
+
+		memcpy(k.comm, e->key.comm, sizeof(k.comm));
+		err = builder_sample(b, &k, e->value, e->pcs, e->nr_pcs);
+	}
+	return err;
+}
+
+/* proc.PID.* metadata: unwinding mode and stack quality of each process. */
+static int builder_proc_meta(struct builder *b)
+{
+	char key[96];
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; !err && i < b->c->images.nr; i++) {
+		const struct proc_image *img = &b->c->images.items[i];
+		uint64_t v;
+
+		snprintf(key, sizeof(key), "proc.%d.unwind", img->pid);
+		err = profile_set_meta(b->p, key, b->c->unwind_dwarf ? "dwarf" : "fp");
+		if (!err && img->comm[0]) {
+			snprintf(key, sizeof(key), "proc.%d.comm", img->pid);
+			err = profile_set_meta(b->p, key, img->comm);
+		}
+		for (j = 0; !err && b->c->unwind_dwarf && j < SYM_UNWIND_NR; j++) {
+			/* images of one pid (exec generations) add up */
+			snprintf(key, sizeof(key), "proc.%d.%s", img->pid, unwind_names[j]);
+			v = profile_get_meta_u64(b->p, key);
+			err = profile_set_meta_u64(b->p, key, v + img->unwind[j]);
+		}
+	}
 	return err;
 }
 
@@ -649,10 +804,14 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &count))
 			continue;
-		err = builder_sample(&b, &key, count);
+		err = builder_sample(&b, &key, count, NULL, 0);
 	}
 	if (!err)
+		err = builder_ustacks(&b);
+	if (!err)
 		err = builder_meta(&b);
+	if (!err)
+		err = builder_proc_meta(&b);
 	free(b.map_keys);
 	free(b.map_vals);
 	free(b.locs.items);

@@ -33,6 +33,9 @@ struct collect_opts {
 	uint32_t max_stacks;		/* stack map entries */
 	uint32_t max_samples;		/* distinct sample keys */
 	uint32_t max_procs;		/* traced processes */
+	bool unwind_dwarf;		/* copy user stacks, unwind with CFI */
+	uint32_t stack_size;		/* bytes of user stack copied (dwarf) */
+	uint32_t ustack_ring_bytes;	/* ring buffer for copied stacks */
 	bool verbose;			/* libbpf warnings and debug output */
 };
 

@@ -32,6 +32,8 @@ struct record_opts {
 	double duration_s;
 	const char *output;
 	bool quiet;
+	bool unwind_dwarf;
+	unsigned int stack_size;
 	char **command;		/* after "--" */
 };
 
@@ -68,6 +70,10 @@ static const char record_usage[] =
 	"options:\n"
 	"  -F, --freq HZ            sampling frequency, 1..10000 (default 99)\n"
 	"  -d, --duration SEC       stop after SEC seconds (a started COMMAND gets SIGTERM)\n"
+	"      --unwind MODE        user stacks: dwarf (copy the stack, unwind with .eh_frame),\n"
+	"                           fp (frame pointers, in the kernel), auto (default: dwarf)\n"
+	"      --stack-size BYTES   user stack bytes copied per sample for dwarf,\n"
+	"                           1024..32768 (default 16384)\n"
 	"  -o, --output FILE        output profile (default latprof.pb.gz)\n"
 	"  -q, --quiet              no live status line, errors only\n"
 	"  -v, --verbose            more messages (repeat for debug)\n"
@@ -114,6 +120,24 @@ static int parse_duration(const char *arg, double *out)
 	return 0;
 }
 
+/*
+ * auto means dwarf for every process: Debian's glibc has no frame pointers,
+ * so any stack that passes through it (every syscall wrapper, qsort
+ * callbacks) loses frames with fp.
+ */
+static int parse_unwind(const char *arg, bool *dwarf)
+{
+	if (!strcmp(arg, "dwarf") || !strcmp(arg, "auto"))
+		*dwarf = true;
+	else if (!strcmp(arg, "fp"))
+		*dwarf = false;
+	else {
+		pr_err("invalid --unwind '%s': want fp, dwarf or auto", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Refuse an output we could not write before recording anything. */
 static int check_output(const char *path)
 {
@@ -134,6 +158,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "unwind", required_argument, NULL, 'U' },
+		{ "stack-size", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -178,6 +204,18 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'U':
+			if (parse_unwind(optarg, &o->unwind_dwarf))
+				return -EINVAL;
+			break;
+		case 'S':
+			if (parse_u64(optarg, 1024, LP_MAX_STACK_COPY, &v)) {
+				pr_err("invalid --stack-size '%s': want 1024..%d bytes", optarg,
+				       LP_MAX_STACK_COPY);
+				return -EINVAL;
+			}
+			o->stack_size = v;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -343,6 +381,9 @@ static int open_session(struct record_run *r)
 		.max_stacks = 16384,
 		.max_samples = 65536,
 		.max_procs = 32768,
+		.unwind_dwarf = r->o->unwind_dwarf,
+		.stack_size = r->o->stack_size,
+		.ustack_ring_bytes = 16 * 1024 * 1024,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 	};
 	const char *why;
@@ -397,7 +438,7 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 	if (!err)
 		err = profile_set_meta_u64(p, "freq_hz", r->o->freq_hz);
 	if (!err)
-		err = profile_set_meta(p, "unwind", "fp");
+		err = profile_set_meta(p, "unwind", r->o->unwind_dwarf ? "dwarf" : "fp");
 	if (!err)
 		err = profile_set_meta_u64(p, "startup_ns", r->attached_ns - r->start_ns);
 	if (!err && r->have_child && r->child_status != -1 && WIFEXITED(r->child_status))
@@ -482,7 +523,8 @@ static int finish(struct record_run *r, int argc, char **argv)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .freq_hz = 99, .output = DEFAULT_OUTPUT };
+	struct record_opts o = { .freq_hz = 99, .output = DEFAULT_OUTPUT, .unwind_dwarf = true,
+				 .stack_size = 16384 };
 	struct record_run r = { .o = &o, .child = { .pid = -1, .release_fd = -1,
 						    .error_fd = -1 } };
 	int err, status = EXIT_STATUS_USAGE;

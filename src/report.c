@@ -230,6 +230,50 @@ static void print_header(const struct report_opts *o, const struct profile *p, c
 	printf(", %" PRIu64 " processes\n", profile_get_meta_u64(p, "count.processes"));
 }
 
+static uint64_t proc_meta(const struct profile *p, const char *pid, const char *name)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "proc.%s.%s", pid, name);
+	return profile_get_meta_u64(p, key);
+}
+
+/* Per process: how its user stacks were unwound and how many were complete. */
+static void print_stack_quality(const struct report_opts *o, const struct profile *p)
+{
+	char pid[32], key[96];
+	size_t i;
+
+	printf("\n%sStacks%s (user stack unwinding per process)\n", bold(o), reset(o));
+	for (i = 0; i < p->meta.nr; i++) {
+		const char *k = p->meta.items[i].key, *mode = p->meta.items[i].value, *comm;
+		uint64_t complete, copy, depth, noinfo, bad;
+
+		if (strncmp(k, "proc.", 5) || !str_has_suffix(k, ".unwind") ||
+		    strlen(k) - 12 >= sizeof(pid))
+			continue;
+		snprintf(pid, sizeof(pid), "%.*s", (int)(strlen(k) - 12), k + 5);
+		snprintf(key, sizeof(key), "proc.%s.comm", pid);
+		comm = profile_get_meta(p, key);
+		complete = proc_meta(p, pid, "stacks_complete");
+		copy = proc_meta(p, pid, "truncated_copy");
+		depth = proc_meta(p, pid, "truncated_depth");
+		noinfo = proc_meta(p, pid, "truncated_no_unwind_info");
+		bad = proc_meta(p, pid, "truncated_bad_read");
+		if (strcmp(mode, "dwarf")) {
+			printf("  %7s %-15s %-6s complete -  truncated -\n", pid, comm ? comm : "",
+			       mode);
+			continue;
+		}
+		if (!complete && !copy && !depth && !noinfo && !bad)
+			continue;	/* an image that was never sampled */
+		printf("  %7s %-15s %-6s complete %" PRIu64 "  truncated %" PRIu64 "\n"
+		       "  %31s(copy %" PRIu64 ", depth %" PRIu64 ", no-unwind-info %" PRIu64
+		       ", bad-read %" PRIu64 ")\n", pid, comm ? comm : "", mode, complete,
+		       copy + depth + noinfo + bad, "", copy, depth, noinfo, bad);
+	}
+}
+
 static void print_losses(const struct report_opts *o, const struct profile *p)
 {
 	size_t i;
@@ -272,8 +316,10 @@ static int report(const struct report_opts *o, const struct profile *p, const ch
 		print_functions(o, &t, total);
 		err = print_stacks(o, p, col);
 	}
-	if (!err)
+	if (!err) {
+		print_stack_quality(o, p);
 		print_losses(o, p);
+	}
 	free(t.slots);
 	strtab_free(names);
 	return err;

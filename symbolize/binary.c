@@ -12,6 +12,7 @@
 #include "symbolize/binary.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct binary_seg {
 };
 
 struct binary {
+	int fd;			/* our own descriptor of the file, -1 if none */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;	/* NULL: not an ELF file libdwfl can read */
 	GElf_Addr bias;
@@ -121,6 +123,8 @@ static int binary_report(struct binary *b, int fd, const char *path, struct strt
 		close(fd);
 		return -ENOMEM;
 	}
+	/* the unwinder reports the same file again, at its load address */
+	b->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	b->mod = dwfl_report_elf(b->dwfl, name ? name + 1 : path, path, fd, 0, true);
 	if (!b->mod) {
 		close(fd);	/* libdwfl only takes the descriptor on success */
@@ -151,6 +155,7 @@ struct binary *binary_new(int fd, const char *path, struct strtab *strs)
 		return NULL;
 	}
 	b->build_id = "";
+	b->fd = -1;
 	err = binary_report(b, fd, path, strs);
 	if (err) {
 		binary_free(b);
@@ -228,10 +233,17 @@ void binary_free(struct binary *b)
 		return;
 	if (b->dwfl)
 		dwfl_end(b->dwfl);
+	if (b->fd >= 0)
+		close(b->fd);
 	free(b->segs.items);
 	free(b->syms.items);
 	free(b->cus.items);
 	free(b);
+}
+
+int binary_fd(const struct binary *b)
+{
+	return b->fd;
 }
 
 const char *binary_build_id(const struct binary *b)

@@ -44,6 +44,9 @@ struct binary *binary_new_vdso(struct strtab *strs);
 /* NULL is a no-op. */
 void binary_free(struct binary *b);
 
+/* A descriptor of the file (owned by @b, do not close), -1 if none. */
+int binary_fd(const struct binary *b);
+
 /* Lower-case hex GNU build-id, "" if none. Borrowed from the strtab. */
 const char *binary_build_id(const struct binary *b);
 

@@ -29,6 +29,7 @@
 #include "symbolize/hashmap.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
+#include "symbolize/unwind.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
 #define MODULES_PATH "/proc/modules"
@@ -52,6 +53,8 @@ struct sym_process {
 	struct { struct proc_map *items; size_t nr, alloc; } maps;	/* sorted by start */
 	struct perfmap *jit;	/* perf-PID.map, read on first need */
 	bool jit_tried;
+	struct unwinder *unw;	/* DWARF unwinder, made on first need */
+	bool unw_tried;
 };
 
 struct symbolizer {
@@ -116,6 +119,7 @@ static void process_free(struct sym_process *p)
 	if (!p)
 		return;
 	perfmap_free(p->jit);
+	unwinder_free(p->unw);
 	free(p->maps.items);
 	free(p);
 }
@@ -563,6 +567,46 @@ const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr
 nomem:
 	errno = ENOMEM;
 	return NULL;
+}
+
+static struct unwinder *process_unwinder(struct sym_process *p)
+{
+	struct unwind_module *mods;
+	size_t i, n = 0;
+
+	if (p->unw_tried)
+		return p->unw;
+	p->unw_tried = true;
+	mods = calloc(p->maps.nr + 1, sizeof(*mods));
+	if (!mods)
+		return NULL;
+	for (i = 0; i < p->maps.nr; i++) {
+		const struct proc_map *m = &p->maps.items[i];
+
+		if (!m->bin || binary_fd(m->bin) < 0)
+			continue;
+		mods[n].path = m->map.path;
+		mods[n].fd = binary_fd(m->bin);
+		mods[n].start = m->map.start;
+		mods[n].offset = m->map.offset;
+		n++;
+	}
+	p->unw = unwinder_new(p->pid, mods, n);
+	free(mods);
+	return p->unw;
+}
+
+int symbolizer_unwind(struct symbolizer *s, struct sym_process *p,
+		      const struct sym_unwind_input *in, uint64_t *pcs, size_t max, size_t *nr,
+		      enum sym_unwind_status *status)
+{
+	struct unwinder *u = process_unwinder(p);
+
+	*nr = 0;
+	*status = SYM_UNWIND_NO_UNWIND_INFO;
+	if (!u)
+		return errno ? -errno : -ENOENT;
+	return unwinder_run(u, in, pcs, max, nr, status);
 }
 
 int sym_location_fallback_name(const struct sym_location *loc, char *buf, size_t size)

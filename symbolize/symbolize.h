@@ -111,6 +111,42 @@ const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_proc
 const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr,
 					     bool is_return);
 
+/* x86-64 DWARF register numbers: 0 rax .. 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip. */
+#define SYM_NR_REGS 17
+#define SYM_REG_BP 6
+#define SYM_REG_SP 7
+#define SYM_REG_IP 16
+
+/* A user stack captured at a sample: registers + the bytes from the SP up. */
+struct sym_unwind_input {
+	uint64_t regs[SYM_NR_REGS];
+	const void *stack;	/* stack_len bytes copied from regs[SYM_REG_SP] */
+	size_t stack_len;
+};
+
+/* How an unwind ended. */
+enum sym_unwind_status {
+	SYM_UNWIND_COMPLETE,		/* reached the outermost frame (_start, clone) */
+	SYM_UNWIND_TRUNCATED_COPY,	/* needed stack beyond the copied bytes */
+	SYM_UNWIND_TRUNCATED_DEPTH,	/* more frames than the caller's array */
+	SYM_UNWIND_NO_UNWIND_INFO,	/* a pc without CFI, or outside any module */
+	SYM_UNWIND_BAD_READ,		/* a read below the stack pointer or garbage */
+	SYM_UNWIND_NR,
+};
+
+/*
+ * Unwind the user stack of @in for process snapshot @p with DWARF CFI
+ * (.eh_frame, .debug_frame) through every module of the snapshot, libraries
+ * loaded by dlopen included if the snapshot saw them. Fills @pcs[0..*nr) with
+ * the pc of each frame, leaf first (the first is the sampled ip; the others
+ * are return addresses). *status says how it ended; frames found before a
+ * truncation are kept. Returns 0, or -ENOMEM / -errno when no unwinder could be
+ * set up for the process (then *nr is 0).
+ */
+int symbolizer_unwind(struct symbolizer *s, struct sym_process *p,
+		      const struct sym_unwind_input *in, uint64_t *pcs, size_t max, size_t *nr,
+		      enum sym_unwind_status *status);
+
 /*
  * Format @loc's outermost frame the way folded output names it when no
  * function is known: "MODULE+0xOFFSET" (basename of the mapping, offset in the

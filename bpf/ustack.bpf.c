@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Maps and configuration of the user-stack capture (see ustack.bpf.h). */
+#include "ustack.bpf.h"
+
+const volatile __u32 cfg_unwind_dwarf = 0;
+const volatile __u32 cfg_stack_size = 16384;
+
+struct ustack_scratch_map ustack_scratch SEC(".maps");
+struct ustacks_map ustacks SEC(".maps");
+
+char LICENSE[] SEC("license") = "GPL";

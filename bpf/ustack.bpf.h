@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The BPF half of DWARF unwinding, shared by every collector: copy the user
+ * registers and the top of the user stack of the current task into the
+ * ustacks ring buffer, for user space to unwind with the binaries' CFI.
+ * Maps and configuration are defined in ustack.bpf.c.
+ */
+#ifndef LATPROF_USTACK_BPF_H
+#define LATPROF_USTACK_BPF_H
+
+#include "common.bpf.h"
+
+#define PAGE_BYTES 4096
+
+extern const volatile __u32 cfg_unwind_dwarf;	/* user stacks: copy, not FP */
+extern const volatile __u32 cfg_stack_size;	/* bytes to copy, <= LP_MAX_STACK_COPY */
+
+/* A record plus one page of slack, so the verifier can bound each copy. */
+struct ustack_scratch {
+	struct lp_ustack_sample s;
+	__u8 slack[PAGE_BYTES];
+};
+
+struct ustack_scratch_map {	/* one record per CPU: too big for the BPF stack */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);	/* resized to the number of CPUs before load */
+	__type(key, __u32);
+	__type(value, struct ustack_scratch);
+};
+
+struct ustacks_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);	/* resized by user space before load */
+};
+
+extern struct ustack_scratch_map ustack_scratch SEC(".maps");
+extern struct ustacks_map ustacks SEC(".maps");
+
+/*
+ * Copy up to cfg_stack_size bytes from @sp, page by page: readability changes
+ * only at page boundaries, so the copy stops exactly at the end of the
+ * mapped stack instead of failing as a whole near its top.
+ */
+static __always_inline __u32 ustack_copy(struct lp_ustack_sample *s, __u64 sp)
+{
+	/* 64-bit on purpose: the verifier loses bounds across 32-bit copies */
+	__u64 len = 0, n, off, want = cfg_stack_size;
+	__u32 i;
+
+	for (i = 0; i < LP_MAX_STACK_COPY / PAGE_BYTES + 1; i++) {
+		if (len >= want || len > LP_MAX_STACK_COPY - PAGE_BYTES)
+			break;
+		n = PAGE_BYTES - ((sp + len) & (PAGE_BYTES - 1));
+		if (n > want - len)
+			n = want - len;
+		/* bounds the verifier can follow (barrier_var keeps clang from
+		 * dropping them); the page of slack after stack[] covers off + n */
+		barrier_var(n);
+		n &= 2 * PAGE_BYTES - 1;
+		if (n == 0 || n > PAGE_BYTES)
+			break;
+		off = len;
+		barrier_var(off);
+		off &= LP_MAX_STACK_COPY - 1;
+		if (bpf_probe_read_user(&s->stack[off], n, (void *)(sp + len)))
+			break;
+		len += n;
+	}
+	return len;
+}
+
+static __always_inline void ustack_read_regs(struct lp_ustack_sample *s, struct task_struct *task)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	s->regs[0] = BPF_CORE_READ(r, ax);
+	s->regs[1] = BPF_CORE_READ(r, dx);
+	s->regs[2] = BPF_CORE_READ(r, cx);
+	s->regs[3] = BPF_CORE_READ(r, bx);
+	s->regs[4] = BPF_CORE_READ(r, si);
+	s->regs[5] = BPF_CORE_READ(r, di);
+	s->regs[6] = BPF_CORE_READ(r, bp);
+	s->regs[7] = BPF_CORE_READ(r, sp);
+	s->regs[8] = BPF_CORE_READ(r, r8);
+	s->regs[9] = BPF_CORE_READ(r, r9);
+	s->regs[10] = BPF_CORE_READ(r, r10);
+	s->regs[11] = BPF_CORE_READ(r, r11);
+	s->regs[12] = BPF_CORE_READ(r, r12);
+	s->regs[13] = BPF_CORE_READ(r, r13);
+	s->regs[14] = BPF_CORE_READ(r, r14);
+	s->regs[15] = BPF_CORE_READ(r, r15);
+	s->regs[16] = BPF_CORE_READ(r, ip);
+}
+
+/*
+ * Send the current task's user stack with @kind, @value and kernel stack id
+ * @kstack_id. The user registers come from the task's saved pt_regs, so this
+ * works from any hook (perf_event, tracepoints) whether the task was in user
+ * or kernel mode. Returns 0, or -1 when the sample was lost (counted).
+ */
+static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s32 kstack_id,
+					 __u64 value)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	struct ustack_scratch *scratch;
+	struct lp_ustack_sample *s;
+	__u32 len;
+
+	scratch = bpf_map_lookup_elem(&ustack_scratch, &cpu);
+	if (!scratch)
+		scratch = bpf_map_lookup_elem(&ustack_scratch, &zero);
+	if (!scratch)
+		return -1;
+	s = &scratch->s;
+	s->kind = kind;
+	s->tgid = tgid;
+	s->tid = (__u32)bpf_get_current_pid_tgid();
+	s->gen = gen;
+	s->kstack_id = kstack_id;
+	s->value = value;
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	ustack_read_regs(s, task);
+	len = ustack_copy(s, s->regs[7]);
+	barrier_var(len);
+	len &= 2 * LP_MAX_STACK_COPY - 1;
+	if (len > LP_MAX_STACK_COPY)
+		return -1;
+	s->stack_len = len;
+	if (bpf_ringbuf_output(&ustacks, s, LP_USTACK_HDR_SIZE + len, 0)) {
+		stat_inc(LP_STAT_USTACKS_LOST);
+		return -1;
+	}
+	return 0;
+}
+
+#endif

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Open-addressing aggregation of unwound stacks (see stackagg.h). */
+#include "src/stackagg.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/util.h"
+
+struct stackagg {
+	struct { struct stackagg_entry **items; size_t nr, alloc; } entries;
+	size_t *slots;		/* entry index + 1 */
+	size_t nr_slots;
+};
+
+static uint64_t entry_hash(const struct stackagg_key *k, const uint64_t *pcs, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const unsigned char *b = (const unsigned char *)k;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	for (i = 0; i < n; i++)
+		h = (h ^ pcs[i]) * 1099511628211ULL ^ (h >> 31);
+	return h;
+}
+
+static bool entry_equal(const struct stackagg_entry *e, const struct stackagg_key *k,
+			const uint64_t *pcs, size_t n)
+{
+	return e->nr_pcs == n && !memcmp(&e->key, k, sizeof(*k)) &&
+	       !memcmp(e->pcs, pcs, n * sizeof(*pcs));
+}
+
+struct stackagg *stackagg_new(void)
+{
+	return calloc(1, sizeof(struct stackagg));
+}
+
+void stackagg_free(struct stackagg *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->entries.nr; i++)
+		free(a->entries.items[i]);
+	free(a->entries.items);
+	free(a->slots);
+	free(a);
+}
+
+static int stackagg_rehash(struct stackagg *a)
+{
+	size_t n = a->nr_slots ? a->nr_slots * 2 : 1024, i, j;
+	size_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < a->entries.nr; i++) {
+		const struct stackagg_entry *e = a->entries.items[i];
+
+		j = entry_hash(&e->key, e->pcs, e->nr_pcs) & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = i + 1;
+	}
+	free(a->slots);
+	a->slots = slots;
+	a->nr_slots = n;
+	return 0;
+}
+
+int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint64_t *pcs,
+		 size_t nr_pcs, uint64_t value)
+{
+	struct stackagg_entry *e;
+	size_t i;
+
+	if ((a->entries.nr + 1) * 2 > a->nr_slots && stackagg_rehash(a))
+		return -ENOMEM;
+	i = entry_hash(key, pcs, nr_pcs) & (a->nr_slots - 1);
+	for (; a->slots[i]; i = (i + 1) & (a->nr_slots - 1)) {
+		e = a->entries.items[a->slots[i] - 1];
+		if (entry_equal(e, key, pcs, nr_pcs)) {
+			e->count++;
+			e->value += value;
+			return 0;
+		}
+	}
+	if (array_grow(&a->entries, a->entries.nr + 1))
+		return -ENOMEM;
+	e = malloc(sizeof(*e) + nr_pcs * sizeof(*pcs));
+	if (!e)
+		return -ENOMEM;
+	e->key = *key;
+	e->count = 1;
+	e->value = value;
+	e->nr_pcs = nr_pcs;
+	memcpy(e->pcs, pcs, nr_pcs * sizeof(*pcs));
+	a->entries.items[a->entries.nr++] = e;
+	a->slots[i] = a->entries.nr;
+	return 0;
+}
+
+size_t stackagg_nr(const struct stackagg *a)
+{
+	return a->entries.nr;
+}
+
+const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i)
+{
+	return a->entries.items[i];
+}

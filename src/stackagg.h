@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Aggregation of user-space-unwound samples: identical (process, thread name,
+ * kernel stack id, user pcs) add up, so memory grows with distinct stacks,
+ * not with samples. The in-kernel map does this for frame-pointer stacks;
+ * DWARF-unwound stacks only exist in user space.
+ */
+#ifndef LATPROF_STACKAGG_H
+#define LATPROF_STACKAGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stackagg_key {
+	uint32_t tgid;
+	uint32_t gen;		/* exec generation */
+	int32_t kstack_id;	/* kernel stack map id or -errno */
+	uint32_t kind;		/* enum lp_sample_kind */
+	char comm[16];
+};
+
+struct stackagg_entry {
+	struct stackagg_key key;
+	uint64_t count;		/* events */
+	uint64_t value;		/* sum of their values */
+	size_t nr_pcs;
+	uint64_t pcs[];		/* user pcs, leaf first */
+};
+
+struct stackagg;
+
+/* A new empty aggregation, or NULL with errno set. */
+struct stackagg *stackagg_new(void);
+/* NULL is a no-op. */
+void stackagg_free(struct stackagg *a);
+/* Add one event with @value. 0 or -ENOMEM. */
+int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint64_t *pcs,
+		 size_t nr_pcs, uint64_t value);
+/* Distinct stacks, and the i-th (borrowed until stackagg_free). Cannot fail. */
+size_t stackagg_nr(const struct stackagg *a);
+const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * DWARF unwinding of a copied user stack, private to symbolize/: libdwfl's
+ * unwinder (CFI from .eh_frame/.debug_frame, with its frame-pointer fallback)
+ * over one process's modules, reading memory only from the stack snapshot.
+ * The symbolizer keeps one unwinder per process snapshot.
+ */
+#ifndef LATPROF_SYMBOLIZE_UNWIND_H
+#define LATPROF_SYMBOLIZE_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolize/symbolize.h"
+
+struct unwinder;
+
+/* One executable file mapping of the process. */
+struct unwind_module {
+	const char *path;	/* module name (for libdwfl messages) */
+	int fd;			/* duplicated by unwinder_new */
+	uint64_t start, offset;	/* the mapping: address and file offset */
+};
+
+/* An unwinder over @mods; NULL with errno set on failure. */
+struct unwinder *unwinder_new(int pid, const struct unwind_module *mods, size_t nr);
+/* NULL is a no-op. */
+void unwinder_free(struct unwinder *u);
+
+/* See symbolizer_unwind(). */
+int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t *pcs,
+		 size_t max, size_t *nr, enum sym_unwind_status *status);
+
+#endif
