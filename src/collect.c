@@ -356,9 +356,11 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 		*err = -errno;
 		goto fail;
 	}
-	*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ustacks), on_ustack, c);
-	if (*err)
-		goto fail;
+	if (o->unwind_dwarf) {
+		*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ustacks), on_ustack, c);
+		if (*err)
+			goto fail;
+	}
 	*why = "cannot add target";
 	for (i = 0; i < o->nr_pids; i++) {
 		*err = collect_add_pid(c, o->pids[i]);
