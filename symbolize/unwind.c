@@ -174,6 +174,10 @@ int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t
 		*status = SYM_UNWIND_COMPLETE;
 	else if (u->depth)
 		*status = SYM_UNWIND_TRUNCATED_DEPTH;
+	else if (u->nr && !dwfl_addrmodule(u->dwfl, u->pcs[u->nr - 1] - (u->nr > 1)))
+		/* the frame-pointer fallback may have read garbage first: the
+		 * cause is the pc in no known module (JIT, or a new dlopen) */
+		*status = SYM_UNWIND_NO_UNWIND_INFO;
 	else if (u->read_past_copy)
 		*status = SYM_UNWIND_TRUNCATED_COPY;
 	else if (u->bad_read)

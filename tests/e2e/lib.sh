@@ -376,3 +376,205 @@ signal_record()
 	SIG_ELAPSED_S=$(calc "$(date +%s.%N) - $t0")
 	return $i
 }
+
+# --- stack completeness (DWARF unwinding tests, test_unwind_*.sh) ---
+
+# _folded_chain_awk: awk program behind folded_sum_chain and folded_missing.
+# Variables: comm, chain, gap, invert (0: sum the counts of comm's lines
+# containing the chain; 1: print comm's lines without it; 2: print those with it). CHAIN is ";"-separated, root first;
+# an element "~RE" matches any frame matching the awk regex RE; "*" allows any
+# frames at that place. Elsewhere only frames matching GAP may sit between
+# two elements (default: inline frames "_[i]"); frames before the first and
+# after the last element never matter.
+_folded_chain_awk='
+	function el_match(fr, e)
+	{
+		return substr(e, 1, 1) == "~" ? fr ~ substr(e, 2) : fr == e
+	}
+	# 1 if elements k.. match at frames j.., the frames skipped before
+	# element k being allowed by free[k] or gap
+	function chain_at(j, k,    jj)
+	{
+		if (k > nc)
+			return 1
+		for (jj = j; jj <= n; jj++) {
+			if (el_match(f[jj], c[k]) && chain_at(jj + 1, k + 1))
+				return 1
+			if (!free[k] && f[jj] !~ gap)
+				return 0
+		}
+		return 0
+	}
+	BEGIN {
+		if (gap == "")
+			gap = "_\\[i\\]$"
+		m = split(chain, raw, ";")
+		nc = 0
+		star = 1
+		for (i = 1; i <= m; i++) {
+			if (raw[i] == "*") {
+				star = 1
+				continue
+			}
+			c[++nc] = raw[i]
+			free[nc] = star
+			star = 0
+		}
+	}
+	{
+		i = length($0)
+		while (i > 0 && substr($0, i, 1) != " ")
+			i--
+		cnt = substr($0, i + 1) + 0
+		n = split(substr($0, 1, i - 1), f, ";")
+		if (comm != "" && f[1] != comm &&
+		    !(index(f[1], comm "-") == 1 &&
+		      substr(f[1], length(comm) + 2) ~ /^[0-9]+$/))
+			next
+		f[1] = ""	# the comm is not a frame
+		hit = chain_at(2, 1)
+		if ((invert == 1 && !hit) || (invert == 2 && hit))
+			print
+		else if (!invert && hit)
+			sum += cnt
+	}
+	END {
+		if (!invert)
+			print sum + 0
+	}'
+
+# folded_sum_chain FILE COMM CHAIN [GAP]: total COUNT of COMM's stacks (any
+# comm when COMM is empty) that contain CHAIN in order, root first: e.g.
+# "main;mid_a;mid_b;leaf" (consecutive but for inline frames),
+# "main;sort_path;*;cmp_mix" (anything between sort_path and cmp_mix),
+# "main;plt_caller;~^__cos" (a regex element). GAP: awk regex of the frames
+# allowed between two consecutive elements, default "_\[i\]$".
+folded_sum_chain()
+{
+	awk -v comm="$2" -v chain="$3" -v gap="${4:-}" -v invert=0 "$_folded_chain_awk" "$1"
+}
+
+# folded_missing FILE COMM CHAIN [N]: the N (default 10) heaviest stacks of
+# COMM that do not contain CHAIN, indented, for diagnostics.
+folded_missing()
+{
+	awk -v comm="$2" -v chain="$3" -v gap= -v invert=1 "$_folded_chain_awk" "$1" |
+		awk '{ i = length($0); while (i > 0 && substr($0, i, 1) != " ") i--
+		       print substr($0, i + 1) "\t" $0 }' |
+		sort -t"$(printf '\t')" -k1,1nr -s | awk -F'\t' -v max="${4:-10}" '
+			{
+				if (NR <= max)
+					print "  | " $2
+				left += $1
+			}
+			END { print "  | (" NR " stacks, " left + 0 " samples without the chain)" }'
+}
+
+# folded_with FILE COMM CHAIN: the lines of COMM's stacks that contain CHAIN
+# (same syntax as folded_sum_chain), to narrow what folded_missing shows.
+folded_with()
+{
+	awk -v comm="$2" -v chain="$3" -v gap= -v invert=2 "$_folded_chain_awk" "$1"
+}
+
+# lp_report PROFILE OUT: `latprof report PROFILE` (no colour) into OUT.
+lp_report()
+{
+	timeout -k 5 30 "$LATPROF" report --no-color "$1" >"$2" 2>"$2.err"
+}
+
+# report_stacks_lines REPORT PID: the line of process PID in the "Stacks"
+# section of a `latprof report` output, and any continuation lines after it
+# (indented lines whose first field is not a number).
+report_stacks_lines()
+{
+	awk -v pid="$2" '
+		/^Stacks/ { in_sec = 1; next }
+		in_sec && /^[^ ]/ { in_sec = 0 }
+		!in_sec { next }
+		$1 == pid { print; cont = 1; next }
+		cont && NF && $1 !~ /^[0-9]+$/ { print; next }
+		{ cont = 0 }' "$1"
+}
+
+# report_stacks REPORT PID KEY: a value from the "Stacks" section of a
+# `latprof report` output, on the line of process PID:
+#   "  1234 comm  dwarf  complete 980  truncated 20 (copy 3, depth 0,
+#    no-unwind-info 17, bad-read 0)"
+# KEY is unwind (the mode), complete, truncated, copy, depth, no-unwind-info
+# or bad-read. Prints nothing when there is no such line or key; "-" stays
+# "-" (fp mode does not measure completeness). A line wrapped onto
+# continuation lines is read as one (the format check is the caller's).
+report_stacks()
+{
+	report_stacks_lines "$1" "$2" | tr '\n' ' ' | awk -v key="$3" '
+		{
+			if (key == "unwind") {
+				print $3
+				exit
+			}
+			for (i = 4; i < NF; i++)
+				if ($i == key || $i == "(" key) {
+					v = $(i + 1)
+					gsub(/[(),]/, "", v)
+					print v
+					exit
+				}
+		}'
+}
+
+# profile_meta PROFILE: the run metadata of a latprof profile, one KEY=VALUE
+# a line (the pprof comments "latprof:KEY=VALUE", docs/formats.md), decoded
+# with a few lines of Python so no value is cut or glued to the next string.
+profile_meta()
+{
+	/usr/bin/python3 - "$1" <<'PYEOF'
+import gzip, sys
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+data = gzip.open(sys.argv[1]).read()
+strings, comments, i = [], [], 0
+while i < len(data):
+    key, i = varint(data, i)
+    field, wt = key >> 3, key & 7
+    if wt == 0:
+        v, i = varint(data, i)
+        if field == 13:
+            comments.append(v)
+    elif wt == 2:
+        n, i = varint(data, i)
+        if field == 6:
+            strings.append(data[i:i + n].decode("utf-8", "replace"))
+        elif field == 13:	# packed repeated int64
+            j = i
+            while j < i + n:
+                v, j = varint(data, j)
+                comments.append(v)
+        i += n
+    elif wt == 1:
+        i += 8
+    elif wt == 5:
+        i += 4
+    else:
+        sys.exit("profile_meta: bad wire type %d" % wt)
+for c in comments:
+    s = strings[c]
+    if s.startswith("latprof:"):
+        print(s[len("latprof:"):])
+PYEOF
+}
+
+# ratio A B: A / B with 3 decimals; 0 when B is 0.
+ratio()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'
+}
