@@ -93,6 +93,19 @@ static __always_inline void ustack_read_regs(struct lp_ustack_sample *s, struct 
 }
 
 /*
+ * Wake the reader only when a quarter of the ring is filled: a wakeup per
+ * sample means an IPI and a context switch per sample on the profiled CPUs.
+ * The reader also polls on a timer, so nothing waits long.
+ */
+static __always_inline __u64 ustack_wakeup_flag(void)
+{
+	__u64 avail = bpf_ringbuf_query(&ustacks, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&ustacks, BPF_RB_RING_SIZE);
+
+	return avail >= size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/*
  * Send the current task's user stack with @kind, @value and kernel stack id
  * @kstack_id. The user registers come from the task's saved pt_regs, so this
  * works from any hook (perf_event, tracepoints) whether the task was in user
@@ -127,7 +140,7 @@ static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s3
 	if (len > LP_MAX_STACK_COPY)
 		return -1;
 	s->stack_len = len;
-	if (bpf_ringbuf_output(&ustacks, s, LP_USTACK_HDR_SIZE + len, 0)) {
+	if (bpf_ringbuf_output(&ustacks, s, LP_USTACK_HDR_SIZE + len, ustack_wakeup_flag())) {
 		stat_inc(LP_STAT_USTACKS_LOST);
 		return -1;
 	}

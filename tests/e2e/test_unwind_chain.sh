@@ -159,16 +159,22 @@ done
 info "share of samples containing main: dwarf ${share[dwarf]}, fp ${share[fp]} (fp not asserted)"
 
 # The Stacks section's text is a contract (scripts grep it): a header line
-# starting "Stacks", then one line per process.
-dwarf_re="^ +${pids[dwarf]} +nofp_chain +dwarf +complete [0-9]+ +truncated [0-9]+ \\(copy [0-9]+, depth [0-9]+, no-unwind-info [0-9]+, bad-read [0-9]+\\)\$"
+# starting "Stacks", then per process "PID comm mode complete N truncated N"
+# and, for dwarf, the reasons "(copy N, depth N, no-unwind-info N,
+# bad-read N)" on an indented continuation line, so the report stays within
+# 80 columns.
+dwarf_re="^ +${pids[dwarf]} +nofp_chain +dwarf +complete [0-9]+ +truncated [0-9]+ +\\(copy [0-9]+, depth [0-9]+, no-unwind-info [0-9]+, bad-read [0-9]+\\)\$"
 fp_re="^ +${pids[fp]} +nofp_chain +fp +complete - +truncated -\$"
+declare -A nlines=([dwarf]=2 [fp]=1)
 for mode in dwarf fp; do
 	re=dwarf_re
 	[ $mode = fp ] && re=fp_re
-	if [ "$(printf '%s\n' "${lines[$mode]}" | grep -c '')" != 1 ] ||
-	   ! printf '%s\n' "${lines[$mode]}" | grep -Eq "${!re}"; then
+	joined=$(printf '%s\n' "${lines[$mode]}" | tr '\n' ' ' | sed 's/ *$//')
+	if [ "$(printf '%s\n' "${lines[$mode]}" | grep -c '')" != "${nlines[$mode]}" ] ||
+	   awk 'length > 80 { bad = 1 } END { exit !bad }' <<<"${lines[$mode]}" ||
+	   ! grep -Eq "${!re}" <<<"$joined"; then
 		printf '%s\n' "${lines[$mode]}" | sed 's/^/  | /'
-		fail "--unwind $mode: the Stacks entry of pid ${pids[$mode]} is not one line matching /${!re}/"
+		fail "--unwind $mode: the Stacks entry of pid ${pids[$mode]} is not ${nlines[$mode]} line(s) of <= 80 columns matching /${!re}/"
 	fi
 done
 pass "dwarf ${share[dwarf]} of samples contain main (fp ${share[fp]})"
