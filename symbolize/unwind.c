@@ -170,9 +170,13 @@ int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t
 	u->read_past_copy = u->bad_read = u->depth = false;
 	r = dwfl_getthread_frames(u->dwfl, u->pid, unw_frame, u);
 	*nr = u->nr;
-	/* libdwfl ends "normally" when a read fails under its frame-pointer
-	 * fallback: complete means no read failed on the way */
-	if (r == 0 && !u->read_past_copy && !u->bad_read)
+	/*
+	 * libdwfl also ends "normally" when the return address lies past the
+	 * copy. A failed read below the stack pointer is harmless when the
+	 * unwind completes: it is a callee-saved register whose slot an
+	 * epilogue already popped, which libdwfl then leaves undefined.
+	 */
+	if (r == 0 && !u->read_past_copy)
 		*status = SYM_UNWIND_COMPLETE;
 	else if (u->depth)
 		*status = SYM_UNWIND_TRUNCATED_DEPTH;
