@@ -121,7 +121,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
 
-$(BUILD)/fixtures/%: tests/fixtures/%.c
+$(BUILD)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(or $(FIXTURE_CFLAGS_$*),$(FIXTURE_CFLAGS)) -o $@ $< -lm -ldl

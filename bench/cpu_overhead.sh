@@ -12,57 +12,28 @@
 #        (LATPROF, FIXTURES and PERF may be set in the environment)
 
 set -u
+. "$(dirname "$0")/lib.sh"
 
-ROUNDS=5
-ITERS=1000
-OUT=
-usage()
-{
-	echo "usage: $0 [-r ROUNDS] [-n MILLION_ITERS] [-o FILE]" >&2
-	exit 2
-}
-while getopts "r:n:o:h" opt; do
-	case $opt in
-	r) ROUNDS=$OPTARG ;;
-	n) ITERS=$OPTARG ;;
-	o) OUT=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage
+rounds_args "$@"
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LATPROF=${LATPROF:-$ROOT/latprof}
 FIXTURES=${FIXTURES:-$ROOT/build/fixtures}
 PERF=${PERF:-perf}
 WORK=$FIXTURES/bench_work
-TIME=/usr/bin/time
 
-die()
-{
-	echo "cpu_overhead: $*" >&2
-	exit 1
-}
-[ "$(id -u)" = 0 ] || die "needs root (latprof and perf -a need CAP_BPF/CAP_PERFMON)"
-[ -x "$LATPROF" ] || die "latprof not found: $LATPROF (run make)"
+need_root "latprof and perf -a need CAP_BPF/CAP_PERFMON"
+need_latprof
 [ -x "$WORK" ] || die "fixture not found: $WORK (run make)"
-[ -x "$TIME" ] || die "GNU time not found at $TIME: apt-get install -y time"
+need_time
 VARIANTS="base lp99 lp999"
-if command -v "$PERF" >/dev/null 2>&1; then
-	VARIANTS="$VARIANTS perf99 perf999"
-else
-	echo "cpu_overhead: $PERF not found, perf variants skipped" >&2
-fi
+add_perf_variants
 
-TMP=$(mktemp -d /tmp/latprof-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+make_tmp
 RUNS=$TMP/runs.tsv	# variant round wall_s cpu_s startup_ms elapsed_s tool_cpu_s rss_kb
 
 # run VARIANT ROUND: one run of the workload under VARIANT; appends to RUNS.
 run()
 {
-	local v=$1 r=$2 launch
-	local out=$TMP/work.out tfile=$TMP/time.out
+	local v=$1 r=$2
 	local -a cmd
 	case $v in
 	base) cmd=("$WORK" "$ITERS") ;;
@@ -72,58 +43,11 @@ run()
 	perf999) cmd=("$PERF" record -q -g -F 999 -o "$TMP/perf.data" -- "$WORK" "$ITERS") ;;
 	esac
 	rm -f "$TMP/lp.pb.gz" "$TMP/perf.data"
-	sync
-	launch=$EPOCHREALTIME
-	if ! "$TIME" -o "$tfile" -f "%e %U %S %M" "${cmd[@]}" >"$out" 2>"$TMP/err"; then
-		cat "$TMP/err" >&2
-		die "$v: ${cmd[*]} failed"
-	fi
-	awk -v v="$v" -v r="$r" -v launch="$launch" '
-		FILENAME == ARGV[1] {
-			for (i = 1; i <= NF; i++) {
-				split($i, kv, "=")
-				w[kv[1]] = kv[2]
-			}
-			next
-		}
-		{ elapsed = $1; cpu_all = $2 + $3; rss = $4 }
-		END {
-			if (w["wall_ns"] == "")
-				exit 1
-			# launch is seconds.microseconds: compare in ms, the
-			# leading digits cancel well within a double
-			startup_ms = w["start_realtime_ns"] / 1e6 - launch * 1e3
-			tool = cpu_all - w["cpu_ns"] / 1e9
-			printf "%s\t%d\t%.4f\t%.4f\t%.2f\t%.3f\t%.3f\t%d\n", v, r,
-				w["wall_ns"] / 1e9, w["cpu_ns"] / 1e9, startup_ms,
-				elapsed, tool, rss
-		}' "$out" "$tfile" >>"$RUNS" || die "$v: the workload printed no result"
+	timed_run "$v" "${cmd[@]}"
+	add_run "$v" "$r"
 }
 
-variants=($VARIANTS)
-nv=${#variants[@]}
-echo "cpu_overhead: $ROUNDS rounds x $nv variants, bench_work $ITERS M iterations" >&2
-for ((r = 0; r < ROUNDS; r++)); do
-	order=""
-	for ((i = 0; i < nv; i++)); do
-		v=${variants[$(((i + r) % nv))]}
-		order="$order $v"
-		run "$v" "$r"
-	done
-	echo "  round $((r + 1))/$ROUNDS:$order" >&2
-done
-
-# col_stat FILE COL min|med|max: a statistic of column COL of a TSV file
-col_stat()
-{
-	cut -f"$2" "$1" | sort -g | awk -v s="$3" '
-		{ a[NR] = $1 }
-		END {
-			if (s == "min") print a[1]
-			else if (s == "max") print a[NR]
-			else print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-		}'
-}
+run_rounds "bench_work $ITERS M iterations"
 
 # summary: per variant min/median/max of the workload's wall time, its ratio
 # to the baseline median, and medians of the other columns.
@@ -169,12 +93,4 @@ summary()
 		}' "$TMP/sum.tsv"
 }
 
-summary | tee "$TMP/summary.txt"
-if [ -n "$OUT" ]; then
-	{
-		cat "$TMP/summary.txt"
-		echo
-		echo "# raw runs: variant round wall_s cpu_s startup_ms total_s tool_cpu_s rss_kb"
-		cat "$RUNS"
-	} >"$OUT" || die "cannot write $OUT"
-fi
+report "raw runs: variant round wall_s cpu_s startup_ms total_s tool_cpu_s rss_kb" "$RUNS"

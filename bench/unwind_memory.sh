@@ -15,15 +15,12 @@
 #        (LATPROF and PYTHON may be set in the environment)
 
 set -u
+. "$(dirname "$0")/lib.sh"
 
+USAGE="[-d SECONDS] [-F HZ] [-o FILE]"
 DURATION=60
 FREQ=499
 OUT=
-usage()
-{
-	echo "usage: $0 [-d SECONDS] [-F HZ] [-o FILE]" >&2
-	exit 2
-}
 while getopts "d:F:o:h" opt; do
 	case $opt in
 	d) DURATION=$OPTARG ;;
@@ -34,30 +31,16 @@ while getopts "d:F:o:h" opt; do
 done
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] && [[ $FREQ =~ ^[1-9][0-9]*$ ]] || usage
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LATPROF=${LATPROF:-$ROOT/latprof}
 PYTHON=${PYTHON:-/usr/bin/python3}
 SCRIPT=$ROOT/tests/fixtures/py_loop.py
 
-die()
-{
-	echo "unwind_memory: $*" >&2
-	exit 1
-}
-[ "$(id -u)" = 0 ] || die "needs root (latprof needs CAP_BPF/CAP_PERFMON)"
-[ -x "$LATPROF" ] || die "latprof not found: $LATPROF (run make)"
+need_root "latprof needs CAP_BPF/CAP_PERFMON"
+need_latprof
 [ -x "$PYTHON" ] || die "python not found: $PYTHON"
 [ -r "$SCRIPT" ] || die "workload not found: $SCRIPT"
-"$LATPROF" record --help 2>&1 | grep -q -- --unwind || die "$LATPROF has no --unwind"
+need_unwind
 
-TMP=$(mktemp -d /tmp/latprof-bench.XXXXXX)
-LP=
-cleanup()
-{
-	[ -n "$LP" ] && kill "$LP" 2>/dev/null && wait "$LP" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+make_tmp
 TRACE=$TMP/trace.tsv	# t_s rss_kb map_bytes maps cpu_s
 
 # map_mem PID: "BYTES MAPS", the memlock of PID's BPF map fds
@@ -104,18 +87,6 @@ LP=
 "$LATPROF" report --no-color "$TMP/mem.pb.gz" >"$TMP/report.txt" 2>&1 ||
 	die "latprof report failed: $(cat "$TMP/report.txt")"
 
-# col_stat COL min|med|max: a statistic of column COL of TRACE
-col_stat()
-{
-	cut -f"$1" "$TRACE" | sort -g | awk -v s="$2" '
-		{ a[NR] = $1 }
-		END {
-			if (s == "min") print a[1]
-			else if (s == "max") print a[NR]
-			else print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-		}'
-}
-
 summary()
 {
 	local n first last cpu
@@ -124,11 +95,16 @@ summary()
 	echo "# $(nproc) CPUs, $(uname -r); $n measurements, one a second"
 	echo "# rss = latprof's VmRSS; maps = memlock of latprof's BPF map fds (/proc/PID/fdinfo)"
 	printf "%-12s %9s %9s %9s\n" "" min median max
-	printf "%-12s %9.1f %9.1f %9.1f\n" rss_MB "$(col_stat 2 min | awk '{ print $1 / 1024 }')" \
-		"$(col_stat 2 med | awk '{ print $1 / 1024 }')" "$(col_stat 2 max | awk '{ print $1 / 1024 }')"
-	printf "%-12s %9.1f %9.1f %9.1f\n" map_MB "$(col_stat 3 min | awk '{ print $1 / 1048576 }')" \
-		"$(col_stat 3 med | awk '{ print $1 / 1048576 }')" "$(col_stat 3 max | awk '{ print $1 / 1048576 }')"
-	printf "%-12s %9d %9d %9d\n" maps "$(col_stat 4 min)" "$(col_stat 4 med)" "$(col_stat 4 max)"
+	printf "%-12s %9.1f %9.1f %9.1f\n" rss_MB \
+		"$(col_stat "$TRACE" 2 min | awk '{ print $1 / 1024 }')" \
+		"$(col_stat "$TRACE" 2 med | awk '{ print $1 / 1024 }')" \
+		"$(col_stat "$TRACE" 2 max | awk '{ print $1 / 1024 }')"
+	printf "%-12s %9.1f %9.1f %9.1f\n" map_MB \
+		"$(col_stat "$TRACE" 3 min | awk '{ print $1 / 1048576 }')" \
+		"$(col_stat "$TRACE" 3 med | awk '{ print $1 / 1048576 }')" \
+		"$(col_stat "$TRACE" 3 max | awk '{ print $1 / 1048576 }')"
+	printf "%-12s %9d %9d %9d\n" maps \
+		"$(col_stat "$TRACE" 4 min)" "$(col_stat "$TRACE" 4 med)" "$(col_stat "$TRACE" 4 max)"
 	# growth: median RSS of the first vs the last 10 measurements
 	first=$(head -n 10 "$TRACE" | cut -f2 | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
 	last=$(tail -n 10 "$TRACE" | cut -f2 | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
@@ -143,12 +119,4 @@ summary()
 	awk '/^Stacks/ { s = 1; print; next } s && /^[^ ]/ { s = 0 } s' "$TMP/report.txt"
 }
 
-summary | tee "$TMP/summary.txt"
-if [ -n "$OUT" ]; then
-	{
-		cat "$TMP/summary.txt"
-		echo
-		echo "# raw: t_s rss_kb map_bytes maps latprof_cpu_s"
-		cat "$TRACE"
-	} >"$OUT" || die "cannot write $OUT"
-fi
+report "raw: t_s rss_kb map_bytes maps latprof_cpu_s" "$TRACE"

@@ -563,7 +563,7 @@ static void test_kernel_live(void)
 	symbolizer_free(s);
 }
 
-static const char fake_kallsyms[] =
+static const char saved_kallsyms[] =
 	"ffffffff81000000 T _stext\n"
 	"ffffffff81000000 T _text\n"
 	"ffffffff81000000 t startup_64\n"
@@ -595,7 +595,7 @@ static const struct sym_location *kloc(struct symbolizer *s, uint64_t addr, bool
 	return loc;
 }
 
-static struct symbolizer *fake_kernel_symbolizer(const char *text, char *path)
+static struct symbolizer *saved_kernel_symbolizer(const char *text, char *path)
 {
 	struct symbolizer_opts opts = { .kallsyms_path = path };
 	int fd = mkstemp(path);
@@ -610,13 +610,13 @@ static struct symbolizer *fake_kernel_symbolizer(const char *text, char *path)
 	return symbolizer_new(&opts);
 }
 
-static void test_kernel_fake(void)
+static void test_kernel_saved(void)
 {
 	char path[] = "/tmp/latprof-kallsyms-XXXXXX", buf[64];
 	const struct sym_location *loc;
 	struct symbolizer *s;
 
-	s = fake_kernel_symbolizer(fake_kallsyms, path);
+	s = saved_kernel_symbolizer(saved_kallsyms, path);
 	CHECK(s);
 	if (!s)
 		goto out;
@@ -684,7 +684,7 @@ static void test_kernel_hidden(void)
 	const struct sym_location *loc;
 	struct symbolizer *s;
 
-	s = fake_kernel_symbolizer("0000000000000000 T _stext\n0000000000000000 T foo\n", path);
+	s = saved_kernel_symbolizer("0000000000000000 T _stext\n0000000000000000 T foo\n", path);
 	CHECK(s);
 	loc = s ? kloc(s, 0xffffffff81000110, true, buf) : NULL;
 	if (loc) {
@@ -742,7 +742,7 @@ int main(int argc, char **argv)
 	test_exited_child();
 	test_deleted_exe(loc && loc->map ? loc->map->build_id : "");
 	test_kernel_live();
-	test_kernel_fake();
+	test_kernel_saved();
 	test_kernel_hidden();
 	symbolizer_free(s);
 	if (anon != MAP_FAILED)

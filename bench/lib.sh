@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# What the bench scripts share: paths, argument handling, checks, the
+# temporary directory, the interleaved rounds and the final report. Sourced,
+# not run: . "$(dirname "$0")/lib.sh" (after set -u).
+#
+# Sets BENCH (the script's name, the prefix of its messages), ROOT (the
+# repository), LATPROF (from the environment, or ROOT/latprof) and TIME.
+
+BENCH=${0##*/}
+BENCH=${BENCH%.sh}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LATPROF=${LATPROF:-$ROOT/latprof}
+TIME=/usr/bin/time
+
+# usage: prints the script's USAGE to stderr and exits 2
+usage()
+{
+	echo "usage: $0 $USAGE" >&2
+	exit 2
+}
+
+# die MESSAGE...: prints "BENCH: MESSAGE" to stderr and exits 1
+die()
+{
+	echo "$BENCH: $*" >&2
+	exit 1
+}
+
+# rounds_args ARGS...: parses [-r ROUNDS] [-n MILLION_ITERS] [-o FILE] into
+# ROUNDS (default 5), ITERS (default 1000) and OUT (default none)
+rounds_args()
+{
+	USAGE="[-r ROUNDS] [-n MILLION_ITERS] [-o FILE]"
+	ROUNDS=5
+	ITERS=1000
+	OUT=
+	while getopts "r:n:o:h" opt; do
+		case $opt in
+		r) ROUNDS=$OPTARG ;;
+		n) ITERS=$OPTARG ;;
+		o) OUT=$OPTARG ;;
+		*) usage ;;
+		esac
+	done
+	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage
+}
+
+# need_root WHY: dies unless run as root; WHY says what needs it
+need_root()
+{
+	[ "$(id -u)" = 0 ] || die "needs root ($1)"
+}
+
+# need_latprof: dies unless LATPROF is an executable
+need_latprof()
+{
+	[ -x "$LATPROF" ] || die "latprof not found: $LATPROF (run make)"
+}
+
+# need_time: dies unless GNU time is at TIME
+need_time()
+{
+	[ -x "$TIME" ] || die "GNU time not found at $TIME: apt-get install -y time"
+}
+
+# need_unwind: dies unless LATPROF record knows --unwind
+need_unwind()
+{
+	"$LATPROF" record --help 2>&1 | grep -q -- --unwind || die "$LATPROF has no --unwind"
+}
+
+# add_perf_variants: appends perf99 and perf999 to VARIANTS if PERF runs,
+# else says they are skipped
+add_perf_variants()
+{
+	if command -v "$PERF" >/dev/null 2>&1; then
+		VARIANTS="$VARIANTS perf99 perf999"
+	else
+		echo "$BENCH: $PERF not found, perf variants skipped" >&2
+	fi
+}
+
+# make_tmp: creates the temporary directory TMP, removed at exit, after
+# killing the background process LP if one is set
+make_tmp()
+{
+	TMP=$(mktemp -d /tmp/latprof-bench.XXXXXX)
+	LP=
+	trap cleanup EXIT
+}
+
+# cleanup: the exit trap of make_tmp
+cleanup()
+{
+	[ -n "$LP" ] && kill "$LP" 2>/dev/null && wait "$LP" 2>/dev/null
+	rm -rf "$TMP"
+}
+
+# timed_run VARIANT CMD...: runs CMD under GNU time, its output to
+# TMP/work.out and "%e %U %S %M" to TMP/time.out; LAUNCH is $EPOCHREALTIME
+# just before. Dies with CMD's stderr if CMD fails.
+timed_run()
+{
+	local v=$1
+	shift
+	sync
+	LAUNCH=$EPOCHREALTIME
+	if ! "$TIME" -o "$TMP/time.out" -f "%e %U %S %M" "$@" >"$TMP/work.out" 2>"$TMP/err"; then
+		cat "$TMP/err" >&2
+		die "$v: $* failed"
+	fi
+}
+
+# add_run VARIANT ROUND [POST]: appends to RUNS the line of the last
+# timed_run: variant round wall_s cpu_s startup_ms total_s tool_cpu_s rss_kb
+# from the workload's "key=value" output and GNU time, then the six fields
+# of POST ("post_ms post_cpu_s post_rss_kb out_kb samples with_main") when
+# given. Dies if the workload printed no result.
+add_run()
+{
+	awk -v v="$1" -v r="$2" -v launch="$LAUNCH" -v post="${3:-}" '
+		FILENAME == ARGV[1] {
+			for (i = 1; i <= NF; i++) {
+				split($i, kv, "=")
+				w[kv[1]] = kv[2]
+			}
+			next
+		}
+		{ elapsed = $1; cpu_all = $2 + $3; rss = $4 }
+		END {
+			if (w["wall_ns"] == "")
+				exit 1
+			# launch is seconds.microseconds: compare in ms, the
+			# leading digits cancel well within a double
+			startup_ms = w["start_realtime_ns"] / 1e6 - launch * 1e3
+			tool = cpu_all - w["cpu_ns"] / 1e9
+			printf "%s\t%d\t%.4f\t%.4f\t%.2f\t%.3f\t%.3f\t%d", v, r,
+				w["wall_ns"] / 1e9, w["cpu_ns"] / 1e9, startup_ms,
+				elapsed, tool, rss
+			if (post != "") {
+				split(post, p, " ")
+				printf "\t%.1f\t%.2f\t%d\t%.1f\t%d\t%d",
+					p[1], p[2], p[3], p[4], p[5], p[6]
+			}
+			printf "\n"
+		}' "$TMP/work.out" "$TMP/time.out" >>"$RUNS" || die "$1: the workload printed no result"
+}
+
+# run_rounds WORKLOAD: ROUNDS rounds of run VARIANT ROUND over VARIANTS, the
+# order rotated by one each round; WORKLOAD describes the workload on stderr
+run_rounds()
+{
+	local -a variants=($VARIANTS)
+	local nv=${#variants[@]} r i v order
+	echo "$BENCH: $ROUNDS rounds x $nv variants, $1" >&2
+	for ((r = 0; r < ROUNDS; r++)); do
+		order=""
+		for ((i = 0; i < nv; i++)); do
+			v=${variants[$(((i + r) % nv))]}
+			order="$order $v"
+			run "$v" "$r"
+		done
+		echo "  round $((r + 1))/$ROUNDS:$order" >&2
+	done
+}
+
+# col_stat FILE COL min|med|max: a statistic of column COL of a TSV file
+col_stat()
+{
+	cut -f"$2" "$1" | sort -g | awk -v s="$3" '
+		{ a[NR] = $1 }
+		END {
+			if (s == "min") print a[1]
+			else if (s == "max") print a[NR]
+			else print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+		}'
+}
+
+# report RAW FILE: prints the output of summary; with -o also writes it to
+# OUT, then a blank line, the line "# RAW" and FILE
+report()
+{
+	summary | tee "$TMP/summary.txt"
+	if [ -n "$OUT" ]; then
+		{
+			cat "$TMP/summary.txt"
+			echo
+			echo "# $1"
+			cat "$2"
+		} >"$OUT" || die "cannot write $OUT"
+	fi
+}
