@@ -639,30 +639,40 @@ static int builder_unknown_location(struct builder *b, uint64_t addr, uint64_t *
 	return *id ? 0 : -ENOMEM;
 }
 
+/* The location of one frame; user pcs may carry SYM_PC_EXACT. */
+static int builder_frame(struct builder *b, uint64_t pc, bool is_return,
+			 struct sym_process *proc, bool kernel, uint64_t *lid)
+{
+	const struct sym_location *loc;
+
+	if (kernel) {
+		loc = symbolizer_kernel(b->c->sym, pc, is_return);
+	} else {
+		if (pc & SYM_PC_EXACT)
+			is_return = false;	/* a signal interrupted this frame */
+		pc &= ~SYM_PC_EXACT;
+		if (!proc)
+			return builder_unknown_location(b, pc, lid);
+		loc = symbolizer_user(b->c->sym, proc, pc, is_return);
+	}
+	*lid = loc ? builder_location(b, loc) : 0;
+	return *lid ? 0 : -ENOMEM;
+}
+
 /* Append locations for @pcs (leaf first) to b->locs. */
 static int builder_frames(struct builder *b, const uint64_t *pcs, size_t nr,
 			  struct sym_process *proc, bool kernel)
 {
-	const struct sym_location *loc;
-	uint64_t lid;
 	size_t i;
 	int err;
 
 	for (i = 0; i < nr && pcs[i]; i++) {
 		if (array_grow(&b->locs, b->locs.nr + 1))
 			return -ENOMEM;
-		if (!kernel && !proc) {
-			err = builder_unknown_location(b, pcs[i], &lid);
-			if (err)
-				return err;
-		} else {
-			loc = kernel ? symbolizer_kernel(b->c->sym, pcs[i], i > 0)
-				     : symbolizer_user(b->c->sym, proc, pcs[i], i > 0);
-			lid = loc ? builder_location(b, loc) : 0;
-			if (!lid)
-				return -ENOMEM;
-		}
-		b->locs.items[b->locs.nr++] = lid;
+		err = builder_frame(b, pcs[i], i > 0, proc, kernel, &b->locs.items[b->locs.nr]);
+		if (err)
+			return err;
+		b->locs.nr++;
 	}
 	return 0;
 }

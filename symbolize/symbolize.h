@@ -117,6 +117,9 @@ const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr
 #define SYM_REG_SP 7
 #define SYM_REG_IP 16
 
+/* Flag in an unwound pc: not a return address (x86-64 user pcs are < 2^47). */
+#define SYM_PC_EXACT (1ULL << 63)
+
 /* A user stack captured at a sample: registers + the bytes from the SP up. */
 struct sym_unwind_input {
 	uint64_t regs[SYM_NR_REGS];
@@ -139,7 +142,8 @@ enum sym_unwind_status {
  * (.eh_frame, .debug_frame) through every module of the snapshot, libraries
  * loaded by dlopen included if the snapshot saw them. Fills @pcs[0..*nr) with
  * the pc of each frame, leaf first (the first is the sampled ip; the others
- * are return addresses). *status says how it ended; frames found before a
+ * are return addresses, except frames interrupted by a signal, whose pc is
+ * exact and which carry SYM_PC_EXACT: look those up with is_return false). *status says how it ended; frames found before a
  * truncation are kept. Returns 0, or -ENOMEM / -errno when no unwinder could be
  * set up for the process (then *nr is 0).
  */

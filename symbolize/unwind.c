@@ -154,7 +154,9 @@ static int unw_frame(Dwfl_Frame *frame, void *arg)
 		u->depth = true;
 		return DWARF_CB_ABORT;
 	}
-	u->pcs[u->nr++] = pc;
+	/* after the first frame, an activation is code a signal interrupted */
+	u->pcs[u->nr] = u->nr && activation ? pc | SYM_PC_EXACT : pc;
+	u->nr++;
 	return DWARF_CB_OK;
 }
 

@@ -18,9 +18,10 @@
 #     (anything: the interrupted code and the signal frame) on_sigprof;sig_burn.
 # Not asserted, printed: the handler's share of samples against its share of
 # CPU time (the 4 ms timer ticks and the 2.004 ms sampling period beat, so the
-# share can be off for a 1 s run), how many sig_burn stacks name
+# share can be off for a 1 s run) and how many have sig_spin as the
+# interrupted frame. Asserted: >= 95% of the handler stacks name
 # __restore_rt (perf names that frame [unknown]: its pc-1 is the nop before
-# the symbol) and how many have sig_spin as the interrupted frame.
+# the symbol; latprof looks frames a signal interrupted up at their exact pc).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture nofp_pie nofp_nopie
@@ -69,6 +70,11 @@ for exe in nofp_pie nofp_nopie; do
 		folded_with "$folded" "$exe" sig_burn |
 			folded_missing /dev/stdin "$exe" "main;*;on_sigprof;sig_burn" 15
 		fail "$exe: only $full of $burn sig_burn samples continue through the signal frame to main (expected >= 0.95)"
+	fi
+	# the signal frame is named: its pc is exact, not a return address
+	if ! in_range "$(ratio "$named" "$full")" 0.95 1; then
+		folded_with "$folded" "$exe" sig_burn | head -n 5 | sed 's/^/  | /'
+		fail "$exe: only $named of $full handler stacks name __restore_rt (expected >= 0.95)"
 	fi
 	summary="$summary $exe=$(ratio "$full" "$burn")"
 done
