@@ -392,7 +392,8 @@ static int open_session(struct record_run *r)
 		.nr_comms = r->o->comms.nr,
 		.pids = r->o->pids.items,
 		.nr_pids = r->o->pids.nr,
-		.max_stacks = 16384,
+		/* with dwarf the map holds kernel stacks only, far fewer */
+		.max_stacks = r->o->unwind_dwarf ? 4096 : 16384,
 		.max_samples = 65536,
 		.max_procs = 32768,
 		.unwind_dwarf = r->o->unwind_dwarf,
