@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "latprof.skel.h"
+#include "src/hashmap.h"
 #include "src/stackagg.h"
 #include "src/util.h"
 
@@ -528,59 +529,22 @@ struct builder {
 	struct profile *p;
 	uint64_t period_ns;
 	uint64_t vanished_samples;	/* user frames of processes never snapshotted */
-	const struct sym_mapping **map_keys;	/* sym mapping -> profile mapping id */
-	uint64_t *map_vals;
-	size_t map_slots, map_nr;
+	struct hashmap mappings;	/* sym mapping -> profile mapping id */
 	struct { uint64_t *items; size_t nr, alloc; } locs;
 };
-
-static int builder_map_slot(struct builder *b, const struct sym_mapping *m, size_t *slot)
-{
-	size_t i;
-
-	if ((b->map_nr + 1) * 2 > b->map_slots) {
-		size_t n = b->map_slots ? b->map_slots * 2 : 256, j, k;
-		const struct sym_mapping **keys = calloc(n, sizeof(*keys));
-		uint64_t *vals = calloc(n, sizeof(*vals));
-
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
-			return -ENOMEM;
-		}
-		for (j = 0; j < b->map_slots; j++) {
-			if (!b->map_keys[j])
-				continue;
-			k = ((uintptr_t)b->map_keys[j] >> 4) & (n - 1);
-			while (keys[k])
-				k = (k + 1) & (n - 1);
-			keys[k] = b->map_keys[j];
-			vals[k] = b->map_vals[j];
-		}
-		free(b->map_keys);
-		free(b->map_vals);
-		b->map_keys = keys;
-		b->map_vals = vals;
-		b->map_slots = n;
-	}
-	i = ((uintptr_t)m >> 4) & (b->map_slots - 1);
-	while (b->map_keys[i] && b->map_keys[i] != m)
-		i = (i + 1) & (b->map_slots - 1);
-	*slot = i;
-	return 0;
-}
 
 /* The profile mapping of a symbolizer mapping, added on first use; 0 = none. */
 static uint64_t builder_mapping(struct builder *b, const struct sym_mapping *m)
 {
 	struct profile_mapping pm = { 0 };
 	char *file = NULL;
-	size_t slot;
+	uint64_t id;
 
-	if (!m || builder_map_slot(b, m, &slot))
+	if (!m)
 		return 0;
-	if (b->map_keys[slot])
-		return b->map_vals[slot];
+	id = HASHMAP_TO_NUM(hashmap_get(&b->mappings, m, 0, 0));
+	if (id)
+		return id;
 	pm.start = m->start;
 	pm.limit = m->limit;
 	pm.offset = m->offset;
@@ -594,11 +558,11 @@ static uint64_t builder_mapping(struct builder *b, const struct sym_mapping *m)
 			return 0;
 		pm.file = file;
 	}
-	b->map_keys[slot] = m;
-	b->map_vals[slot] = profile_add_mapping(b->p, &pm);
-	b->map_nr++;
+	id = profile_add_mapping(b->p, &pm);
 	free(file);
-	return b->map_vals[slot];
+	if (!id || hashmap_put(&b->mappings, m, 0, 0, HASHMAP_NUM(id)))
+		return 0;
+	return id;
 }
 
 static uint64_t builder_location(struct builder *b, const struct sym_location *loc)
@@ -824,8 +788,7 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = builder_meta(&b);
 	if (!err)
 		err = builder_proc_meta(&b);
-	free(b.map_keys);
-	free(b.map_vals);
+	hashmap_release(&b.mappings);
 	free(b.locs.items);
 	return err;
 }

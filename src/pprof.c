@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
+#include "src/hashmap.h"
 #include "src/util.h"
 
 #define META_PREFIX "latprof:"
@@ -28,51 +29,31 @@ typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__ValueType PbValueType;
 
-/* Interned string pointer -> string table index. */
+/* The string table being built; interned pointer -> index + 1. */
 struct str_index {
-	const char **items;	/* the string table being built */
+	const char **items;
 	size_t nr, alloc;
-	const char **keys;	/* open addressing */
-	int64_t *vals;
-	size_t nr_slots;
+	struct hashmap idx;
 };
-
-static int str_index_init(struct str_index *x, size_t expect)
-{
-	memset(x, 0, sizeof(*x));
-	x->nr_slots = 64;
-	while (x->nr_slots < expect * 2)
-		x->nr_slots *= 2;
-	x->keys = calloc(x->nr_slots, sizeof(*x->keys));
-	x->vals = calloc(x->nr_slots, sizeof(*x->vals));
-	return x->keys && x->vals ? 0 : -ENOMEM;
-}
 
 static void str_index_release(struct str_index *x)
 {
 	free(x->items);
-	free(x->keys);
-	free(x->vals);
+	hashmap_release(&x->idx);
 }
 
 /* Index of @s in the string table; strings are interned so pointers suffice. */
 static int64_t str_idx(struct str_index *x, const char *s, int *err)
 {
-	size_t i = ((uintptr_t)s >> 4) * 0x9E3779B97F4A7C15ULL & (x->nr_slots - 1);
+	void *v = hashmap_get(&x->idx, s, 0, 0);
 
-	while (x->keys[i]) {
-		if (x->keys[i] == s)
-			return x->vals[i];
-		i = (i + 1) & (x->nr_slots - 1);
-	}
-	/* the index is sized for every string of the profile; never full */
-	if (x->nr * 2 >= x->nr_slots || array_grow(x, x->nr + 1)) {
+	if (v)
+		return HASHMAP_TO_NUM(v) - 1;
+	if (array_grow(x, x->nr + 1) || hashmap_put(&x->idx, s, 0, 0, HASHMAP_NUM(x->nr + 1))) {
 		*err = -ENOMEM;
 		return 0;
 	}
 	x->items[x->nr] = s;
-	x->keys[i] = s;
-	x->vals[i] = x->nr;
 	return x->nr++;
 }
 
@@ -346,17 +327,14 @@ static int gzip_write(const uint8_t *buf, size_t len, FILE *f)
 int pprof_write(const struct profile *p, FILE *f)
 {
 	struct pb_out o = { 0 };
-	struct str_index x;
+	struct str_index x = { 0 };
 	struct strtab *extra = strtab_new();
 	uint8_t *buf = NULL;
 	size_t len;
 	int err;
 
-	err = extra ? str_index_init(&x, strtab_size(p->strs) + p->meta.nr + 1) : -ENOMEM;
-	if (err)
-		goto out_free;
 	perftools__profiles__profile__init(&o.prof);
-	err = pb_out_alloc(&o, p);
+	err = extra ? pb_out_alloc(&o, p) : -ENOMEM;
 	if (err)
 		goto out;
 	str_idx(&x, profile_str((struct profile *)p, ""), &err);	/* index 0 is "" */
@@ -386,7 +364,6 @@ out:
 	o.prof.string_table = NULL;	/* owned by x */
 	pb_out_release(&o);
 	str_index_release(&x);
-out_free:
 	strtab_free(extra);
 	free(buf);
 	return err;

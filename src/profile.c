@@ -12,83 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/hashmap.h"
 #include "src/util.h"
 
-/* An open-addressing set of ids; equality is decided by the caller. */
-struct id_set {
-	uint64_t *slots;	/* 0 = empty */
-	size_t nr_slots;	/* power of two */
-	size_t nr;
-};
-
+/*
+ * Dedup indexes. Strings are interned, so a function is keyed by the three
+ * pointers of {name, system_name, file}; a location by {mapping id, address}.
+ */
 struct profile_idx {
-	struct id_set functions;
-	struct id_set locations;
+	struct hashmap functions;
+	struct hashmap locations;
 };
-
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
-static uint64_t hash_ptr3(const void *a, const void *b, const void *c)
-{
-	return mix64((uintptr_t)a ^ mix64((uintptr_t)b ^ mix64((uintptr_t)c)));
-}
-
-static uint64_t function_hash(const struct profile_function *f)
-{
-	return hash_ptr3(f->name, f->system_name, f->file);
-}
-
-static uint64_t location_hash(uint64_t mapping_id, uint64_t address)
-{
-	return mix64(address ^ mix64(mapping_id));
-}
-
-typedef uint64_t (*id_hash_fn)(const struct profile *p, uint64_t id);
-
-static uint64_t function_id_hash(const struct profile *p, uint64_t id)
-{
-	return function_hash(&p->functions.items[id - 1]);
-}
-
-static uint64_t location_id_hash(const struct profile *p, uint64_t id)
-{
-	const struct profile_location *l = &p->locations.items[id - 1];
-
-	return location_hash(l->mapping_id, l->address);
-}
-
-static int id_set_insert(struct id_set *s, const struct profile *p, uint64_t id,
-			 id_hash_fn hash)
-{
-	size_t i, n;
-
-	if ((s->nr + 1) * 2 > s->nr_slots) {
-		struct id_set bigger = { .nr_slots = s->nr_slots ? s->nr_slots * 2 : 256 };
-
-		bigger.slots = calloc(bigger.nr_slots, sizeof(*bigger.slots));
-		if (!bigger.slots)
-			return -ENOMEM;
-		for (n = 0; n < s->nr_slots; n++)
-			if (s->slots[n])
-				id_set_insert(&bigger, p, s->slots[n], hash);
-		free(s->slots);
-		*s = bigger;
-	}
-	i = hash(p, id) & (s->nr_slots - 1);
-	while (s->slots[i])
-		i = (i + 1) & (s->nr_slots - 1);
-	s->slots[i] = id;
-	s->nr++;
-	return 0;
-}
 
 struct profile *profile_new(void)
 {
@@ -129,8 +63,8 @@ void profile_free(struct profile *p)
 	free(p->meta.items);
 	free(p->comments.items);
 	if (p->idx) {
-		free(p->idx->functions.slots);
-		free(p->idx->locations.slots);
+		hashmap_release(&p->idx->functions);
+		hashmap_release(&p->idx->locations);
 		free(p->idx);
 	}
 	strtab_free(p->strs);
@@ -184,52 +118,32 @@ uint64_t profile_add_mapping(struct profile *p, const struct profile_mapping *m)
 uint64_t profile_function_id(struct profile *p, const char *name, const char *system_name,
 			     const char *file, int64_t start_line)
 {
-	struct id_set *s = &p->idx->functions;
 	struct profile_function f = {
 		.name = profile_str(p, name),
 		.system_name = profile_str(p, system_name ? system_name : name),
 		.file = profile_str(p, file),
 		.start_line = start_line,
 	};
-	size_t i;
+	struct hashmap *h = &p->idx->functions;
+	void *id;
 
 	if (!f.name || !f.system_name || !f.file)
 		return 0;
-	if (s->nr_slots) {
-		i = function_hash(&f) & (s->nr_slots - 1);
-		for (; s->slots[i]; i = (i + 1) & (s->nr_slots - 1)) {
-			const struct profile_function *g = &p->functions.items[s->slots[i] - 1];
-
-			if (g->name == f.name && g->system_name == f.system_name &&
-			    g->file == f.file)
-				return s->slots[i];
-		}
-	}
+	id = hashmap_get(h, f.name, (uintptr_t)f.system_name, (uintptr_t)f.file);
+	if (id)
+		return HASHMAP_TO_NUM(id);
 	if (array_grow(&p->functions, p->functions.nr + 1))
 		return 0;
-	p->functions.items[p->functions.nr++] = f;
-	if (id_set_insert(s, p, p->functions.nr, function_id_hash)) {
-		p->functions.nr--;
+	p->functions.items[p->functions.nr] = f;
+	if (hashmap_put(h, f.name, (uintptr_t)f.system_name, (uintptr_t)f.file,
+			HASHMAP_NUM(p->functions.nr + 1)))
 		return 0;
-	}
-	return p->functions.nr;
+	return ++p->functions.nr;
 }
 
 uint64_t profile_find_location(const struct profile *p, uint64_t mapping_id, uint64_t address)
 {
-	const struct id_set *s = &p->idx->locations;
-	size_t i;
-
-	if (!s->nr_slots)
-		return 0;
-	i = location_hash(mapping_id, address) & (s->nr_slots - 1);
-	for (; s->slots[i]; i = (i + 1) & (s->nr_slots - 1)) {
-		const struct profile_location *l = &p->locations.items[s->slots[i] - 1];
-
-		if (l->mapping_id == mapping_id && l->address == address)
-			return s->slots[i];
-	}
-	return 0;
+	return HASHMAP_TO_NUM(hashmap_get(&p->idx->locations, NULL, mapping_id, address));
 }
 
 uint64_t profile_add_location(struct profile *p, uint64_t mapping_id, uint64_t address,
@@ -244,7 +158,9 @@ uint64_t profile_add_location(struct profile *p, uint64_t mapping_id, uint64_t a
 			return 0;
 		memcpy(copy, lines, nr_lines * sizeof(*copy));
 	}
-	if (array_grow(&p->locations, p->locations.nr + 1)) {
+	if (array_grow(&p->locations, p->locations.nr + 1) ||
+	    hashmap_put(&p->idx->locations, NULL, mapping_id, address,
+			HASHMAP_NUM(p->locations.nr + 1))) {
 		free(copy);
 		return 0;
 	}
@@ -253,11 +169,6 @@ uint64_t profile_add_location(struct profile *p, uint64_t mapping_id, uint64_t a
 	l->address = address;
 	l->lines = copy;
 	l->nr_lines = nr_lines;
-	if (id_set_insert(&p->idx->locations, p, p->locations.nr, location_id_hash)) {
-		p->locations.nr--;
-		free(copy);
-		return 0;
-	}
 	return p->locations.nr;
 }
 

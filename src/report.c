@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "flamegraph/flame.h"
+#include "src/hashmap.h"
 #include "src/loadprof.h"
 #include "src/stacks.h"
 #include "src/util.h"
@@ -32,8 +33,9 @@ struct func_stat {
 };
 
 struct func_table {
-	struct func_stat *slots;
-	size_t nr_slots, nr;
+	struct func_stat *items;
+	size_t nr, alloc;
+	struct hashmap idx;	/* name -> index + 1 */
 };
 
 static const char report_usage[] =
@@ -59,37 +61,14 @@ static const char *reset(const struct report_opts *o)
 
 static struct func_stat *func_get(struct func_table *t, const char *name)
 {
-	size_t i;
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&t->idx, name, 0, 0));
 
-	if ((t->nr + 1) * 2 > t->nr_slots) {
-		struct func_table n = { .nr_slots = t->nr_slots ? t->nr_slots * 2 : 1024 };
-
-		n.slots = calloc(n.nr_slots, sizeof(*n.slots));
-		if (!n.slots)
-			return NULL;
-		for (i = 0; i < t->nr_slots; i++) {
-			struct func_stat *s = &t->slots[i];
-			size_t j = ((uintptr_t)s->name >> 4) & (n.nr_slots - 1);
-
-			if (!s->name)
-				continue;
-			while (n.slots[j].name)
-				j = (j + 1) & (n.nr_slots - 1);
-			n.slots[j] = *s;
-		}
-		n.nr = t->nr;
-		free(t->slots);
-		*t = n;
-	}
-	i = ((uintptr_t)name >> 4) & (t->nr_slots - 1);
-	while (t->slots[i].name && t->slots[i].name != name)
-		i = (i + 1) & (t->nr_slots - 1);
-	if (!t->slots[i].name) {
-		t->slots[i].name = name;
-		t->slots[i].last_sample = SIZE_MAX;
-		t->nr++;
-	}
-	return &t->slots[i];
+	if (i)
+		return &t->items[i - 1];
+	if (array_grow(t, t->nr + 1) || hashmap_put(&t->idx, name, 0, 0, HASHMAP_NUM(t->nr + 1)))
+		return NULL;
+	t->items[t->nr] = (struct func_stat){ .name = name, .last_sample = SIZE_MAX };
+	return &t->items[t->nr++];
 }
 
 static int count_functions(const struct profile *p, int col, struct strtab *names,
@@ -142,16 +121,14 @@ static double pct(uint64_t part, uint64_t total)
 
 static void print_functions(const struct report_opts *o, struct func_table *t, uint64_t total)
 {
-	size_t i, n = 0;
+	size_t i, n = t->nr;
 
-	for (i = 0; i < t->nr_slots; i++)
-		if (t->slots[i].name)
-			t->slots[n++] = t->slots[i];
-	qsort(t->slots, n, sizeof(*t->slots), cmp_self);
+	/* sorting moves the stats: the name index is of no use afterwards */
+	qsort(t->items, n, sizeof(*t->items), cmp_self);
 	printf("\n%sTop functions by self %s%s\n", bold(o), o->weight, reset(o));
 	printf("  %7s %8s %7s %8s  %s\n", "self%", "self", "total%", "total", "function");
 	for (i = 0; i < n && i < o->top; i++) {
-		const struct func_stat *s = &t->slots[i];
+		const struct func_stat *s = &t->items[i];
 
 		if (!s->self)
 			break;
@@ -320,7 +297,8 @@ static int report(const struct report_opts *o, const struct profile *p, const ch
 		print_stack_quality(o, p);
 		print_losses(o, p);
 	}
-	free(t.slots);
+	free(t.items);
+	hashmap_release(&t.idx);
 	strtab_free(names);
 	return err;
 }

@@ -26,7 +26,7 @@
 #include "src/strtab.h"
 #include "src/util.h"
 #include "symbolize/binary.h"
-#include "symbolize/hashmap.h"
+#include "src/hashmap.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/unwind.h"

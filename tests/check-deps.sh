@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Include rules (STYLE.md): symbolize/ and flamegraph/ include nothing from
-# src/ but the leaves util.h and strtab.h; only src/collect.c sees the skeleton.
+# src/ but the leaves util.h, strtab.h and hashmap.h; only src/collect.c sees the skeleton.
 set -u
 cd "$(dirname "$0")/.."
 bad=0
 for f in symbolize/*.[ch] flamegraph/*.[ch]; do
 	[ -e "$f" ] || continue
-	if grep -nE '#include "src/' "$f" | grep -vE 'src/(util|strtab)\.h"'; then
-		echo "check-deps: $f includes from src/ beyond util.h/strtab.h"; bad=1
+	if grep -nE '#include "src/' "$f" | grep -vE 'src/(util|strtab|hashmap)\.h"'; then
+		echo "check-deps: $f includes from src/ beyond util.h/strtab.h/hashmap.h"; bad=1
 	fi
 done
 if grep -ln 'skel.h' src/*.c | grep -v '^src/collect.c$'; then

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A small open-addressing hash map private to symbolize/: the caches of
- * binaries, resolved frames and locations. A key is an object pointer plus
- * two integers (a binary and an address, a device and an inode, ...); a value
- * is a non-NULL pointer the map does not own. There is no removal: caches only
- * grow until the symbolizer is freed.
+ * A small open-addressing hash map, a leaf utility like util.h and strtab.h
+ * (symbolize/ may use it). A key is an object pointer plus two integers (a
+ * binary and an address, a device and an inode, interned strings, ...); a
+ * value is a non-NULL pointer the map does not own, or a small integer stored
+ * with HASHMAP_NUM (ids, indexes + 1). There is no removal: maps only grow
+ * until released.
  */
-#ifndef LATPROF_SYMBOLIZE_HASHMAP_H
-#define LATPROF_SYMBOLIZE_HASHMAP_H
+#ifndef LATPROF_HASHMAP_H
+#define LATPROF_HASHMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* A non-zero integer as a value, and back. */
+#define HASHMAP_NUM(n) ((void *)(uintptr_t)(n))
+#define HASHMAP_TO_NUM(v) ((uint64_t)(uintptr_t)(v))
 
 struct hashmap_slot {
 	const void *obj;
