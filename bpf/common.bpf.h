@@ -22,6 +22,7 @@
 
 extern const volatile __u32 cfg_all;		/* -a: every process is a target */
 extern const volatile __u32 cfg_nr_comms;	/* --comm filters in cfg_comms */
+extern const volatile __u32 cfg_self_tgid;	/* latprof itself: never a target */
 extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
 
 /*
@@ -121,7 +122,7 @@ static __always_inline struct lp_proc *current_target(__u32 tgid)
 	struct lp_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 	char comm[LP_COMM_LEN];
 
-	if (p || !tgid)
+	if (p || !tgid || tgid == cfg_self_tgid)
 		return p;
 	if (cfg_all)
 		return proc_add(tgid, 0);

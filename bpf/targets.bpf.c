@@ -10,6 +10,7 @@
 
 const volatile __u32 cfg_all = 0;
 const volatile __u32 cfg_nr_comms = 0;
+const volatile __u32 cfg_self_tgid = 0;
 const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN] = {};
 
 struct procs_map procs SEC(".maps");

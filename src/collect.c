@@ -301,6 +301,8 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	int err;
 
 	s->rodata->cfg_all = o->all;
+	/* with -a, unwinding our own samples would feed on itself */
+	s->rodata->cfg_self_tgid = getpid();
 	s->rodata->cfg_nr_comms = o->nr_comms;
 	for (i = 0; i < o->nr_comms && i < LP_MAX_COMMS; i++)
 		strncpy((char *)s->rodata->cfg_comms[i], o->comms[i], LP_COMM_LEN - 1);

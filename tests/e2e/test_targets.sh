@@ -82,6 +82,9 @@ record_and_fold all -a -d 2 -F $freq
 expect_target all spin $pa
 expect_target all lp_decoy $pb
 expect_target all lp_other $pc
+# latprof never profiles itself (with dwarf it would unwind its own samples)
+self=$(folded_sum "$WORKDIR/all.folded" latprof)
+[ "$self" = 0 ] || fail "-a: $self samples of latprof itself"
 
 # -p PID,PID: both listed processes and nothing else.
 snap
