@@ -79,6 +79,15 @@ $(BUILD)/%.o: %.c | $(BUILD)/proto/profile.pb-c.h
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# Syscall names and numbers come from the kernel's UAPI header at build time.
+SYSCALL_HDR ?= /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+$(BUILD)/gen/syscall_table.h: $(SYSCALL_HDR)
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)awk '/^#define __NR_[a-z0-9_]+ [0-9]+$$/ { sub("__NR_", "", $$2); \
+		printf "\t[%d] = \"%s\",\n", $$3, $$2 }' $< > $@.tmp && mv $@.tmp $@
+$(BUILD)/src/syscalls.o: $(BUILD)/gen/syscall_table.h
+
 # Only the BPF session sees the skeleton.
 $(BUILD)/src/collect.o: $(SKEL)
 

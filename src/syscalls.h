@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * x86-64 syscall names and numbers (generated at build time from the kernel
+ * UAPI header asm/unistd_64.h) and latprof's categories for them (the table
+ * is documented in docs/syscalls.md). Leaf module: no I/O, cannot fail.
+ */
+#ifndef LATPROF_SYSCALLS_H
+#define LATPROF_SYSCALLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum syscall_category {
+	SYSCALL_CATEGORY_OTHER,
+	SYSCALL_CATEGORY_FILE,		/* file I/O and metadata */
+	SYSCALL_CATEGORY_NETWORK,	/* sockets */
+	SYSCALL_CATEGORY_SYNC,		/* futex, poll/epoll/select: waiting on others */
+	SYSCALL_CATEGORY_SLEEP,		/* nanosleep, pause, alarm-like waits */
+	SYSCALL_CATEGORY_MEMORY,	/* mmap, brk, madvise ... */
+	SYSCALL_CATEGORY_PROCESS,	/* fork/exec/wait/exit, signals */
+	SYSCALL_CATEGORY_IPC,		/* pipes, SysV/POSIX IPC, eventfd */
+	SYSCALL_CATEGORY_NR,
+};
+
+/* Number of syscall numbers the table knows (highest + 1). */
+unsigned int syscall_table_size(void);
+
+/* The name of syscall @nr ("read"), or NULL when the table has none. */
+const char *syscall_name(unsigned int nr);
+
+/* The number of syscall @name, or -1 when unknown. */
+int syscall_number(const char *name);
+
+/* The category of syscall @nr (OTHER when unknown). */
+enum syscall_category syscall_category(unsigned int nr);
+
+/* "file", "network", "sync", "sleep", "memory", "process", "ipc", "other". */
+const char *syscall_category_name(enum syscall_category c);
+
+#endif
