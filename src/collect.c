@@ -20,12 +20,14 @@
 
 #include "latprof.skel.h"
 #include "src/hashmap.h"
+#include "src/procimg.h"
 #include "src/stackagg.h"
 #include "src/util.h"
 
 _Static_assert(sizeof(struct lp_sample_key) == 32, "lp_sample_key layout");
 _Static_assert(sizeof(struct lp_event) == 40, "lp_event layout");
 _Static_assert(sizeof(struct lp_proc) == 8, "lp_proc layout");
+_Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
 
 /* Names of enum lp_stat, as they appear in metadata ("lost.NAME"). */
 static const char *const stat_names[LP_STAT_NR] = {
@@ -52,38 +54,16 @@ static const char *const unwind_names[SYM_UNWIND_NR] = {
 	[SYM_UNWIND_BAD_READ] = "truncated_bad_read",
 };
 
-/*
- * One process image: (pid, exec generation) -> its latest maps snapshot.
- * The dynamic loader maps libraries after exec and programs dlopen later, so
- * the image of a live process is re-read on a schedule that is dense right
- * after exec and sparse later (refresh_delays_ms, then every 2 s).
- */
-struct proc_image {
-	pid_t pid;
-	uint32_t gen;
-	struct sym_process *sym;	/* NULL: the process was gone */
-	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
-	uint64_t maps_digest;		/* of the executable mappings last read */
-	uint64_t forced_refresh_ns;	/* last re-read asked for by a failed unwind */
-	uint32_t refreshes;
-	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */
-	char comm[LP_COMM_LEN + 1];
-};
-
-static const unsigned int refresh_delays_ms[] = { 5, 20, 100, 500 };
-#define REFRESH_PERIOD_MS 2000
-
 struct collect {
 	struct latprof_bpf *skel;
 	struct symbolizer *sym;
 	struct ring_buffer *rb;
 	struct { struct bpf_link **items; size_t nr, alloc; } links;
 	struct { int *items; size_t nr, alloc; } perf_fds;
-	struct { struct proc_image *items; size_t nr, alloc; } images;
+	struct proc_images images;
 	struct stackagg *ustacks;	/* DWARF-unwound samples */
 	bool unwind_dwarf;
 	unsigned int freq_hz;
-	uint64_t snapshot_failed;
 	bool verbose;
 };
 
@@ -96,119 +76,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (log_level < LOG_LEVEL_WARN)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-static struct proc_image *image_find(struct collect *c, pid_t pid, uint32_t gen)
-{
-	size_t i;
-
-	for (i = c->images.nr; i-- > 0;)
-		if (c->images.items[i].pid == pid && c->images.items[i].gen == gen)
-			return &c->images.items[i];
-	return NULL;
-}
-
-static void image_schedule(struct proc_image *img)
-{
-	unsigned int ms = img->refreshes < ARRAY_SIZE(refresh_delays_ms) ?
-		refresh_delays_ms[img->refreshes] : REFRESH_PERIOD_MS;
-
-	img->next_refresh_ns = now_ns() + ms * 1000000ULL;
-}
-
-/*
- * A digest of @pid's executable mappings, so that a refresh only makes a new
- * symbolizer snapshot (which it keeps until the end) when the layout changed.
- */
-static int maps_digest(pid_t pid, uint64_t *digest)
-{
-	char path[64], *buf = NULL, *line, *save = NULL;
-	uint64_t h = 1469598103934665603ULL;
-	int err;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	err = read_file(path, &buf, NULL);
-	if (err)
-		return err;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *perms = strchr(line, ' ');
-
-		if (!perms || perms[3] != 'x')
-			continue;
-		for (; *line; line++) {
-			h ^= (unsigned char)*line;
-			h *= 1099511628211ULL;
-		}
-	}
-	free(buf);
-	*digest = h;
-	return 0;
-}
-
-/* (Re)read @pid's maps as image (pid, gen); a failed re-read keeps the old. */
-static int image_snapshot(struct collect *c, pid_t pid, uint32_t gen)
-{
-	struct proc_image *img = image_find(c, pid, gen);
-	struct sym_process *sym;
-	uint64_t digest;
-	size_t i;
-
-	if (!img) {
-		if (array_grow(&c->images, c->images.nr + 1))
-			return -ENOMEM;
-		img = &c->images.items[c->images.nr++];
-		memset(img, 0, sizeof(*img));
-		img->pid = pid;
-		img->gen = gen;
-		/* an older image of this pid has been replaced by an exec */
-		for (i = 0; i + 1 < c->images.nr; i++)
-			if (c->images.items[i].pid == pid)
-				c->images.items[i].next_refresh_ns = 0;
-	}
-	if (img->sym && !maps_digest(pid, &digest) && digest == img->maps_digest) {
-		image_schedule(img);	/* unchanged: keep the snapshot we have */
-		img->refreshes++;
-		return 0;
-	}
-	if (maps_digest(pid, &img->maps_digest))
-		img->maps_digest = 0;
-	sym = symbolizer_snapshot(c->sym, pid);
-	if (!sym) {
-		if (!img->sym)
-			c->snapshot_failed++;
-		img->next_refresh_ns = 0;
-		return -errno;
-	}
-	img->sym = sym;
-	image_schedule(img);
-	img->refreshes++;
-	return 0;
-}
-
-static void images_stop_refresh(struct collect *c, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < c->images.nr; i++)
-		if (c->images.items[i].pid == pid)
-			c->images.items[i].next_refresh_ns = 0;
-}
-
-/* Re-read the images whose time has come; returns ms until the next one. */
-static int images_refresh(struct collect *c, int max_ms)
-{
-	uint64_t now = now_ns(), next = now + max_ms * 1000000ULL;
-	size_t i;
-
-	for (i = 0; i < c->images.nr; i++) {
-		struct proc_image *img = &c->images.items[i];
-
-		if (img->next_refresh_ns && img->next_refresh_ns <= now)
-			image_snapshot(c, img->pid, img->gen);
-		if (img->next_refresh_ns && img->next_refresh_ns < next)
-			next = img->next_refresh_ns;
-	}
-	return next > now ? (next - now + 999999) / 1000000 : 0;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -224,15 +91,15 @@ static int on_event(void *ctx, void *data, size_t size)
 	case LP_EVENT_EXEC:
 		pr_debug("%s pid %u gen %u (%.16s)", e->type == LP_EVENT_NEW ? "new" : "exec",
 			 e->pid, e->gen, e->comm);
-		image_snapshot(c, e->pid, e->gen);
-		img = image_find(c, e->pid, e->gen);
+		proc_images_snapshot(&c->images, e->pid, e->gen);
+		img = proc_images_find(&c->images, e->pid, e->gen);
 		/* at fork the event runs in the parent, whose name the child has */
 		if (img && !img->comm[0])
 			memcpy(img->comm, e->comm, LP_COMM_LEN);
 		break;
 	case LP_EVENT_EXIT:
 		pr_debug("exit pid %u", e->pid);
-		images_stop_refresh(c, e->pid);
+		proc_images_stop_refresh(&c->images, e->pid);
 		break;
 	}
 	return 0;
@@ -254,7 +121,7 @@ static void unwind_sample(struct collect *c, struct proc_image *img,
 	if (now - img->forced_refresh_ns < NSEC_PER_SEC / 10)
 		return;
 	img->forced_refresh_ns = now;
-	if (image_snapshot(c, img->pid, img->gen) || img->sym == before)
+	if (proc_images_snapshot(&c->images, img->pid, img->gen) || img->sym == before)
 		return;
 	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
 }
@@ -274,10 +141,10 @@ static int on_ustack(void *ctx, void *data, size_t size)
 		return 0;
 	in.stack_len = e->stack_len;
 	memcpy(in.regs, e->regs, sizeof(in.regs));
-	img = image_find(c, e->tgid, e->gen);
+	img = proc_images_find(&c->images, e->tgid, e->gen);
 	if (!img || !img->sym) {
-		image_snapshot(c, e->tgid, e->gen);
-		img = image_find(c, e->tgid, e->gen);
+		proc_images_snapshot(&c->images, e->tgid, e->gen);
+		img = proc_images_find(&c->images, e->tgid, e->gen);
 	}
 	if (img && img->sym)
 		unwind_sample(c, img, &in, pcs, &nr, &st);
@@ -332,6 +199,7 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	if (!c)
 		return NULL;
 	c->sym = sym;
+	c->images.sym = sym;
 	c->freq_hz = o->freq_hz;
 	c->verbose = o->verbose;
 	c->unwind_dwarf = o->unwind_dwarf;
@@ -385,7 +253,7 @@ int collect_add_pid(struct collect *c, pid_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.procs), &key, &zero, BPF_ANY))
 		return -errno;
-	image_snapshot(c, pid, 0);
+	proc_images_snapshot(&c->images, pid, 0);
 	return 0;
 }
 
@@ -469,7 +337,7 @@ int collect_attach(struct collect *c)
 
 int collect_poll(struct collect *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->rb, images_refresh(c, timeout_ms));
+	int n = ring_buffer__poll(c->rb, proc_images_refresh(&c->images, timeout_ms));
 
 	return n < 0 && n != -EINTR ? n : 0;
 }
@@ -506,9 +374,8 @@ void collect_get_stats(struct collect *c, struct collect_stats *st)
 			st->stat[k] += vals[i];
 	}
 	free(vals);
-	for (size_t n = 0; n < c->images.nr; n++)
-		st->procs_seen += c->images.items[n].gen == 0;	/* one gen-0 image per process */
-	st->snapshot_failed = c->snapshot_failed;
+	st->procs_seen = proc_images_nr_processes(&c->images);
+	st->snapshot_failed = c->images.snapshot_failed;
 }
 
 void collect_free(struct collect *c)
@@ -520,7 +387,7 @@ void collect_free(struct collect *c)
 	latprof_bpf__destroy(c->skel);
 	free(c->links.items);
 	free(c->perf_fds.items);
-	free(c->images.items);
+	proc_images_release(&c->images);
 	stackagg_free(c->ustacks);
 	free(c);
 }
@@ -656,11 +523,11 @@ static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc
 
 static struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_t gen)
 {
-	struct proc_image *img = image_find(b->c, pid, gen);
+	struct proc_image *img = proc_images_find(&b->c->images, pid, gen);
 
 	/* an event may have been lost: a live process can still be read now */
-	if (!img && !image_snapshot(b->c, pid, gen))
-		img = image_find(b->c, pid, gen);
+	if (!img && !proc_images_snapshot(&b->c->images, pid, gen))
+		img = proc_images_find(&b->c->images, pid, gen);
 	return img ? img->sym : NULL;
 }
 
@@ -722,8 +589,8 @@ static int builder_proc_meta(struct builder *b)
 	size_t i, j;
 	int err = 0;
 
-	for (i = 0; !err && i < b->c->images.nr; i++) {
-		const struct proc_image *img = &b->c->images.items[i];
+	for (i = 0; !err && i < b->c->images.list.nr; i++) {
+		const struct proc_image *img = &b->c->images.list.items[i];
 		uint64_t v;
 
 		snprintf(key, sizeof(key), "proc.%d.unwind", img->pid);

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Process images of a recording: for each (pid, exec generation) the latest
+ * symbolizer snapshot of its memory map, kept fresh while the process lives
+ * (re-read densely after exec, then every 2 s, and only when its executable
+ * mappings changed), plus per-image unwinding statistics. Owned by the
+ * record session; knows nothing about BPF.
+ */
+#ifndef LATPROF_PROCIMG_H
+#define LATPROF_PROCIMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symbolize/symbolize.h"
+
+#define PROC_IMAGE_COMM_LEN 16
+
+/*
+ * One process image: (pid, exec generation) -> its latest maps snapshot.
+ * The dynamic loader maps libraries after exec and programs dlopen later, so
+ * the image of a live process is re-read on a schedule that is dense right
+ * after exec and sparse later (refresh_delays_ms, then every 2 s).
+ */
+struct proc_image {
+	pid_t pid;
+	uint32_t gen;
+	struct sym_process *sym;	/* NULL: the process was gone */
+	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
+	uint64_t maps_digest;		/* of the executable mappings last read */
+	uint64_t forced_refresh_ns;	/* last re-read asked for by a failed unwind */
+	uint32_t refreshes;
+	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */
+	char comm[PROC_IMAGE_COMM_LEN + 1];
+};
+
+
+struct proc_images {
+	struct symbolizer *sym;		/* borrowed */
+	struct { struct proc_image *items; size_t nr, alloc; } list;
+	uint64_t snapshot_failed;	/* processes gone before their maps were read */
+};
+
+/* Image (@pid, @gen), or NULL. Borrowed until the next new image. */
+struct proc_image *proc_images_find(struct proc_images *m, pid_t pid, uint32_t gen);
+
+/*
+ * (Re)read @pid's maps as image (@pid, @gen), creating the image if needed;
+ * a re-read that fails keeps the previous snapshot. 0 or -errno.
+ */
+int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen);
+
+/* @pid exited: stop re-reading its images. */
+void proc_images_stop_refresh(struct proc_images *m, pid_t pid);
+
+/* Re-read the images that are due; returns ms until the next one (<= @max_ms). */
+int proc_images_refresh(struct proc_images *m, int max_ms);
+
+/* Processes seen (images of generation 0). Cannot fail. */
+uint64_t proc_images_nr_processes(const struct proc_images *m);
+
+/* Free the list (snapshots belong to the symbolizer). */
+void proc_images_release(struct proc_images *m);
+
+#endif
