@@ -191,21 +191,34 @@ check_folded_syntax()
 	fi
 }
 
+# Awk functions every folded-stack reader here prepends to its program:
+# folded_parse() splits the current line into f[1..n] (comm first, leaf
+# last) and stack (the text before the count), and returns the count;
+# folded_is(c) is true when the comm frame f[1] is c or "c-PID" (--per-pid).
+FOLDED_AWK='
+function folded_parse(   i) {
+	i = length($0)
+	while (i > 0 && substr($0, i, 1) != " ")
+		i--
+	stack = substr($0, 1, i - 1)
+	n = split(stack, f, ";")
+	return substr($0, i + 1) + 0
+}
+function folded_is(c) {
+	return f[1] == c ||
+	       (index(f[1], c "-") == 1 && substr(f[1], length(c) + 2) ~ /^[0-9]+$/)
+}
+'
+
 # folded_sum FILE [COMM [FRAME]]: total COUNT of the stacks whose first frame
 # is COMM (any when empty) and that contain FRAME as a whole frame anywhere
 # (any when empty). A "comm-PID" first frame (--per-pid) matches COMM too.
 folded_sum()
 {
-	awk -v comm="${2:-}" -v frame="${3:-}" '
+	awk -v comm="${2:-}" -v frame="${3:-}" "$FOLDED_AWK"'
 		{
-			i = length($0)
-			while (i > 0 && substr($0, i, 1) != " ")
-				i--
-			cnt = substr($0, i + 1) + 0
-			n = split(substr($0, 1, i - 1), f, ";")
-			if (comm != "" && f[1] != comm &&
-			    !(index(f[1], comm "-") == 1 &&
-			      substr(f[1], length(comm) + 2) ~ /^[0-9]+$/))
+			cnt = folded_parse()
+			if (comm != "" && !folded_is(comm))
 				next
 			if (frame != "") {
 				hit = 0
@@ -223,18 +236,13 @@ folded_sum()
 # consecutive frames SEQ ("caller;callee").
 folded_sum_seq()
 {
-	awk -v comm="$2" -v seq="$3" '
+	awk -v comm="$2" -v seq="$3" "$FOLDED_AWK"'
 		{
-			i = length($0)
-			while (i > 0 && substr($0, i, 1) != " ")
-				i--
-			stack = substr($0, 1, i - 1)
-			split(stack, f, ";")
-			if (f[1] != comm && !(index(f[1], comm "-") == 1 &&
-					      substr(f[1], length(comm) + 2) ~ /^[0-9]+$/))
+			cnt = folded_parse()
+			if (!folded_is(comm))
 				next
 			if (index(";" stack ";", ";" seq ";"))
-				sum += substr($0, i + 1)
+				sum += cnt
 		}
 		END { print sum + 0 }' "$1"
 }
@@ -422,14 +430,8 @@ _folded_chain_awk='
 		}
 	}
 	{
-		i = length($0)
-		while (i > 0 && substr($0, i, 1) != " ")
-			i--
-		cnt = substr($0, i + 1) + 0
-		n = split(substr($0, 1, i - 1), f, ";")
-		if (comm != "" && f[1] != comm &&
-		    !(index(f[1], comm "-") == 1 &&
-		      substr(f[1], length(comm) + 2) ~ /^[0-9]+$/))
+		cnt = folded_parse()
+		if (comm != "" && !folded_is(comm))
 			next
 		f[1] = ""	# the comm is not a frame
 		hit = chain_at(2, 1)
@@ -451,14 +453,14 @@ _folded_chain_awk='
 # allowed between two consecutive elements, default "_\[i\]$".
 folded_sum_chain()
 {
-	awk -v comm="$2" -v chain="$3" -v gap="${4:-}" -v invert=0 "$_folded_chain_awk" "$1"
+	awk -v comm="$2" -v chain="$3" -v gap="${4:-}" -v invert=0 "$FOLDED_AWK$_folded_chain_awk" "$1"
 }
 
 # folded_missing FILE COMM CHAIN [N]: the N (default 10) heaviest stacks of
 # COMM that do not contain CHAIN, indented, for diagnostics.
 folded_missing()
 {
-	awk -v comm="$2" -v chain="$3" -v gap= -v invert=1 "$_folded_chain_awk" "$1" |
+	awk -v comm="$2" -v chain="$3" -v gap= -v invert=1 "$FOLDED_AWK$_folded_chain_awk" "$1" |
 		awk '{ i = length($0); while (i > 0 && substr($0, i, 1) != " ") i--
 		       print substr($0, i + 1) "\t" $0 }' |
 		sort -t"$(printf '\t')" -k1,1nr -s | awk -F'\t' -v max="${4:-10}" '
@@ -474,7 +476,7 @@ folded_missing()
 # (same syntax as folded_sum_chain), to narrow what folded_missing shows.
 folded_with()
 {
-	awk -v comm="$2" -v chain="$3" -v gap= -v invert=2 "$_folded_chain_awk" "$1"
+	awk -v comm="$2" -v chain="$3" -v gap= -v invert=2 "$FOLDED_AWK$_folded_chain_awk" "$1"
 }
 
 # lp_report PROFILE OUT: `latprof report PROFILE` (no colour) into OUT.

@@ -25,14 +25,10 @@ ut=$(kv "$out" "sys_user " utime_ns)
 st=$(kv "$out" "sys_user " stime_ns)
 [ -n "$ut" ] && [ -n "$st" ] || { diag_file "command stdout" "$out"; fail "sys_user printed no utime_ns/stime_ns"; }
 
-read -r total kleaf kread uleaf uwork < <(awk -v comm=sys_user '
+read -r total kleaf kread uleaf uwork < <(awk -v comm=sys_user "$FOLDED_AWK"'
 	{
-		i = length($0)
-		while (i > 0 && substr($0, i, 1) != " ")
-			i--
-		cnt = substr($0, i + 1) + 0
-		n = split(substr($0, 1, i - 1), f, ";")
-		if (f[1] != comm && index(f[1], comm "-") != 1)
+		cnt = folded_parse()
+		if (!folded_is(comm))
 			next
 		total += cnt
 		if (f[n] ~ /_\[k\]$/) {

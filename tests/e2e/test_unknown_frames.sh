@@ -23,7 +23,7 @@ freq=499
 # in_hot_a counts leaves MODULE+0xOFF with OFF in [HOT_A_LO, HOT_A_HI).
 leaf_stats()
 {
-	awk -v comm="$2" -v lo="${HOT_A_LO:-0}" -v hi="${HOT_A_HI:-0}" '
+	awk -v comm="$2" -v lo="${HOT_A_LO:-0}" -v hi="${HOT_A_HI:-0}" "$FOLDED_AWK"'
 		function hex(s,   i, c, v) {
 			v = 0
 			s = tolower(s)
@@ -34,12 +34,8 @@ leaf_stats()
 			return v
 		}
 		{
-			i = length($0)
-			while (i > 0 && substr($0, i, 1) != " ")
-				i--
-			cnt = substr($0, i + 1) + 0
-			n = split(substr($0, 1, i - 1), f, ";")
-			if (f[1] != comm && index(f[1], comm "-") != 1)
+			cnt = folded_parse()
+			if (!folded_is(comm))
 				next
 			total += cnt
 			leaf = f[n]

@@ -42,14 +42,11 @@ if [ "$total" = 0 ]; then
 	fail "no samples of the python process (comms: $(folded_comms "$folded" | tr '\n' ' '))"
 fi
 good=$(folded_sum_chain "$folded" "$comm" "_start;*;_PyEval_EvalFrameDefault")
-kleaf=$(awk -v comm="$comm" '
+kleaf=$(awk -v comm="$comm" "$FOLDED_AWK"'
 	{
-		i = length($0)
-		while (i > 0 && substr($0, i, 1) != " ")
-			i--
-		n = split(substr($0, 1, i - 1), f, ";")
+		cnt = folded_parse()
 		if (f[1] == comm && f[n] ~ /_\[k\]$/)
-			sum += substr($0, i + 1)
+			sum += cnt
 	}
 	END { print sum + 0 }' "$folded")
 kgood=$(awk '/_\[k\] [0-9]+$/' "$folded" |
