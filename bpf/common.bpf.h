@@ -48,7 +48,15 @@ struct events_map {
 	__uint(max_entries, 256 * 1024);
 };
 
+struct stacks_map {	/* bpf_get_stackid: kernel stacks, and frame-pointer user stacks */
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);	/* resized by user space before load */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, LP_MAX_STACK_DEPTH * sizeof(__u64));
+};
+
 extern struct procs_map procs SEC(".maps");
+extern struct stacks_map stacks SEC(".maps");
 extern struct stats_map stats SEC(".maps");
 extern struct events_map events SEC(".maps");
 
@@ -77,6 +85,19 @@ static __always_inline void event_send(__u32 type, __u32 pid, __u32 ppid, __u32 
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	stat_inc(LP_STAT_EVENTS);
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void count_stackid_error(__s32 id, __u32 eexist, __u32 efault,
+						 __u32 other)
+{
+	if (id >= 0)
+		return;
+	if (id == -EEXIST)
+		stat_inc(eexist);
+	else if (id == -EFAULT)
+		stat_inc(efault);
+	else
+		stat_inc(other);
 }
 
 static __always_inline bool comm_matches(const char *comm)

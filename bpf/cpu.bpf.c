@@ -7,31 +7,11 @@
 #include "ustack.bpf.h"
 
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);	/* resized by user space before load */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, LP_MAX_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);	/* resized by user space before load */
 	__type(key, struct lp_sample_key);
 	__type(value, __u64);
 } cpu_samples SEC(".maps");
-
-static __always_inline void count_stackid_error(__s32 id, __u32 eexist, __u32 efault,
-						 __u32 other)
-{
-	if (id >= 0)
-		return;
-	if (id == -EEXIST)
-		stat_inc(eexist);
-	else if (id == -EFAULT)
-		stat_inc(efault);
-	else
-		stat_inc(other);
-}
 
 /* x86: the privilege level of the interrupted code is in the low bits of CS */
 static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)

@@ -44,8 +44,19 @@ struct lp_event {
 	char comm[LP_COMM_LEN];
 };
 
+#define LP_HIST_SLOTS 32		/* log2 latency buckets, see struct lp_sys_stat */
+#define LP_MAX_SYSCALL_NR 512	/* --syscalls filter covers numbers below this */
+
 enum lp_sample_kind {
 	LP_SAMPLE_CPU = 1,	/* value: 1 sample */
+	LP_SAMPLE_SYSCALL,	/* a syscall ended (or was in flight at stop): value is its
+				 * duration when slow (else 0), plus the off-CPU time it
+				 * spent blocked/preempted */
+	LP_SAMPLE_OFFCPU,	/* off CPU outside a syscall (in flight at stop) */
+};
+
+enum lp_ustack_flag {
+	LP_USTACK_IN_FLIGHT = 1,	/* still running when recording stopped */
 };
 
 /*
@@ -61,14 +72,73 @@ struct lp_ustack_sample {
 	__u32 gen;
 	__s32 kstack_id;	/* kernel stack: stack map id, or -errno */
 	__u32 stack_len;	/* bytes of stack[] copied from regs[7] (sp) up */
-	__u64 value;
+	__u64 value;		/* CPU: samples; SYSCALL: ns in a slow syscall */
+	__u64 blocked_ns;	/* off CPU, waiting for an event (voluntary) */
+	__u64 preempted_ns;	/* off CPU, runnable but not running */
+	__s32 nr;		/* syscall number, -1 for none */
+	__u32 flags;		/* enum lp_ustack_flag */
 	char comm[LP_COMM_LEN];
 	__u64 regs[LP_NR_REGS];	/* user registers, x86-64 DWARF numbering */
-	__u64 pad;
 	__u8 stack[LP_MAX_STACK_COPY];
 };
 
-#define LP_USTACK_HDR_SIZE 192	/* offsetof(struct lp_ustack_sample, stack) */
+#define LP_USTACK_HDR_SIZE 208	/* offsetof(struct lp_ustack_sample, stack) */
+
+/*
+ * Key of the in-kernel aggregation of timed events with frame-pointer user
+ * stacks: slow syscalls with --unwind fp, off-CPU intervals outside syscalls.
+ */
+struct lp_timed_key {
+	__u32 tgid;
+	__u32 gen;
+	__s32 ustack_id;
+	__s32 kstack_id;
+	__s32 nr;		/* syscall number, -1 for none */
+	__u32 pad;
+	char comm[LP_COMM_LEN];
+};
+
+struct lp_timed_value {
+	__u64 count;		/* slow syscalls */
+	__u64 latency_ns;	/* their total duration */
+	__u64 max_ns;		/* the slowest of them */
+	__u64 blocked_ns;
+	__u64 preempted_ns;
+};
+
+/* Per (process, syscall): every syscall is counted here, slow or not. */
+struct lp_sys_key {
+	__u32 tgid;
+	__s32 nr;
+};
+
+/*
+ * hist[0] counts calls under 1 us, hist[i] calls in [2^(i-1), 2^i) us; the
+ * last slot also takes everything longer.
+ */
+struct lp_sys_stat {
+	__u64 count;
+	__u64 errors;		/* returned -4095..-1 */
+	__u64 total_ns;
+	__u64 max_ns;
+	__u64 in_flight;	/* counted at stop, with their time so far */
+	__u64 hist[LP_HIST_SLOTS];
+};
+
+/* Per-thread state of the syscall and off-CPU collectors (task storage). */
+struct lp_task {
+	__u64 sys_start;	/* ktime at sys_enter, 0 when not in a syscall */
+	__u64 off_start;	/* ktime at switch-out, 0 when on CPU */
+	__u64 pend_blocked;	/* off-CPU time inside the current syscall */
+	__u64 pend_preempted;
+	__s32 sys_nr;
+	__s32 off_kstack;	/* kernel stack at switch-out */
+	__s32 off_ustack;	/* frame-pointer user stack at switch-out */
+	__u32 off_preempted;	/* switched out while runnable */
+	__s32 pend_kstack;	/* kernel stack of the longest pending block */
+	__u32 pad;
+	__u64 pend_max;		/* that block's length */
+};
 
 /* Counters in the per-CPU stats array: nothing is lost silently. */
 enum lp_stat {
@@ -84,6 +154,9 @@ enum lp_stat {
 	LP_STAT_EVENTS,			/* events sent */
 	LP_STAT_EVENTS_LOST,		/* ring buffer full */
 	LP_STAT_USTACKS_LOST,		/* ustacks ring buffer full: sample lost */
+	LP_STAT_SYS_STATS_DROPPED,	/* per-syscall stats map full */
+	LP_STAT_TIMED_DROPPED,		/* timed sample map full */
+	LP_STAT_TASK_STATE_FAILED,	/* no task storage: a syscall not timed */
 	LP_STAT_NR,
 };
 

@@ -14,6 +14,7 @@ const volatile __u32 cfg_self_tgid = 0;
 const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN] = {};
 
 struct procs_map procs SEC(".maps");
+struct stacks_map stacks SEC(".maps");
 struct stats_map stats SEC(".maps");
 struct events_map events SEC(".maps");
 

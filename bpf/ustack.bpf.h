@@ -14,6 +14,7 @@
 
 extern const volatile __u32 cfg_unwind_dwarf;	/* user stacks: copy, not FP */
 extern const volatile __u32 cfg_stack_size;	/* bytes to copy, <= LP_MAX_STACK_COPY */
+extern const volatile __u32 cfg_iter_slot;	/* scratch slot of the iterator (nr CPUs) */
 
 /* A record plus one page of slack, so the verifier can bound each copy. */
 struct ustack_scratch {
@@ -39,13 +40,16 @@ extern struct ustacks_map ustacks SEC(".maps");
 /*
  * Copy up to cfg_stack_size bytes from @sp, page by page: readability changes
  * only at page boundaries, so the copy stops exactly at the end of the
- * mapped stack instead of failing as a whole near its top.
+ * mapped stack instead of failing as a whole near its top. @remote: @task is
+ * not current (a sleepable iterator reads another address space).
  */
-static __always_inline __u32 ustack_copy(struct lp_ustack_sample *s, __u64 sp)
+static __always_inline __u32 ustack_copy(struct lp_ustack_sample *s, __u64 sp,
+					 struct task_struct *task, const bool remote)
 {
 	/* 64-bit on purpose: the verifier loses bounds across 32-bit copies */
 	__u64 len = 0, n, off, want = cfg_stack_size;
 	__u32 i;
+	long err;
 
 	for (i = 0; i < LP_MAX_STACK_COPY / PAGE_BYTES + 1; i++) {
 		if (len >= want || len > LP_MAX_STACK_COPY - PAGE_BYTES)
@@ -62,7 +66,11 @@ static __always_inline __u32 ustack_copy(struct lp_ustack_sample *s, __u64 sp)
 		off = len;
 		barrier_var(off);
 		off &= LP_MAX_STACK_COPY - 1;
-		if (bpf_probe_read_user(&s->stack[off], n, (void *)(sp + len)))
+		if (remote)
+			err = bpf_copy_from_user_task(&s->stack[off], n, (void *)(sp + len), task, 0);
+		else
+			err = bpf_probe_read_user(&s->stack[off], n, (void *)(sp + len));
+		if (err)
 			break;
 		len += n;
 	}
@@ -105,36 +113,58 @@ static __always_inline __u64 ustack_wakeup_flag(void)
 	return avail >= size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/* What a collector sends along with a user stack. */
+struct ustack_info {
+	__u32 kind;		/* enum lp_sample_kind */
+	__u32 tgid;
+	__u32 gen;
+	__s32 kstack_id;
+	__u64 value;
+	__u64 blocked_ns;
+	__u64 preempted_ns;
+	__s32 nr;
+	__u32 flags;
+};
+
 /*
- * Send the current task's user stack with @kind, @value and kernel stack id
- * @kstack_id. The user registers come from the task's saved pt_regs, so this
- * works from any hook (perf_event, tracepoints) whether the task was in user
- * or kernel mode. Returns 0, or -1 when the sample was lost (counted).
+ * Send the user stack of @task with @info. The user registers come from the
+ * task's saved pt_regs, so this works from any hook (perf_event, tracepoints,
+ * iterators) whether the task was in user or kernel mode. @remote: @task is
+ * not current (only in sleepable programs). Returns 0, or -1 when the sample
+ * was lost (counted).
  */
-static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s32 kstack_id,
-					 __u64 value)
+static __always_inline int ustack_submit_task(const struct ustack_info *info,
+					      struct task_struct *task, const bool remote)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u32 zero = 0, slot = remote ? cfg_iter_slot : bpf_get_smp_processor_id();
 	struct ustack_scratch *scratch;
 	struct lp_ustack_sample *s;
 	__u32 len;
 
-	scratch = bpf_map_lookup_elem(&ustack_scratch, &cpu);
+	scratch = bpf_map_lookup_elem(&ustack_scratch, &slot);
 	if (!scratch)
 		scratch = bpf_map_lookup_elem(&ustack_scratch, &zero);
 	if (!scratch)
 		return -1;
 	s = &scratch->s;
-	s->kind = kind;
-	s->tgid = tgid;
-	s->tid = (__u32)bpf_get_current_pid_tgid();
-	s->gen = gen;
-	s->kstack_id = kstack_id;
-	s->value = value;
-	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	s->kind = info->kind;
+	s->tgid = info->tgid;
+	s->gen = info->gen;
+	s->kstack_id = info->kstack_id;
+	s->value = info->value;
+	s->blocked_ns = info->blocked_ns;
+	s->preempted_ns = info->preempted_ns;
+	s->nr = info->nr;
+	s->flags = info->flags;
+	if (remote) {
+		s->tid = BPF_CORE_READ(task, pid);
+		bpf_probe_read_kernel_str(s->comm, sizeof(s->comm), task->comm);
+	} else {
+		s->tid = (__u32)bpf_get_current_pid_tgid();
+		bpf_get_current_comm(s->comm, sizeof(s->comm));
+	}
 	ustack_read_regs(s, task);
-	len = ustack_copy(s, s->regs[7]);
+	len = ustack_copy(s, s->regs[7], task, remote);
 	barrier_var(len);
 	len &= 2 * LP_MAX_STACK_COPY - 1;
 	if (len > LP_MAX_STACK_COPY)
@@ -145,6 +175,22 @@ static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s3
 		return -1;
 	}
 	return 0;
+}
+
+/* The current task's user stack with @kind and @value (see ustack_submit_task). */
+static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s32 kstack_id,
+					 __u64 value)
+{
+	struct ustack_info info = {
+		.kind = kind,
+		.tgid = tgid,
+		.gen = gen,
+		.kstack_id = kstack_id,
+		.value = value,
+		.nr = -1,
+	};
+
+	return ustack_submit_task(&info, bpf_get_current_task_btf(), false);
 }
 
 #endif

@@ -22,9 +22,17 @@
 #include "src/hashmap.h"
 #include "src/procimg.h"
 #include "src/stackagg.h"
+#include "src/syscalls.h"
+#include "src/sysstats.h"
 #include "src/util.h"
 
 _Static_assert(sizeof(struct lp_sample_key) == 32, "lp_sample_key layout");
+_Static_assert(sizeof(struct lp_timed_key) == 40, "lp_timed_key layout");
+_Static_assert(sizeof(struct lp_timed_value) == 40, "lp_timed_value layout");
+_Static_assert(sizeof(struct lp_sys_key) == 8, "lp_sys_key layout");
+_Static_assert(sizeof(struct lp_sys_stat) % 8 == 0, "lp_sys_stat layout");
+_Static_assert(offsetof(struct lp_ustack_sample, stack) == LP_USTACK_HDR_SIZE, "ustack header");
+_Static_assert(LP_HIST_SLOTS == SYS_HIST_SLOTS, "histogram slots");
 _Static_assert(sizeof(struct lp_event) == 40, "lp_event layout");
 _Static_assert(sizeof(struct lp_proc) == 8, "lp_proc layout");
 _Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
@@ -43,6 +51,9 @@ static const char *const stat_names[LP_STAT_NR] = {
 	[LP_STAT_EVENTS] = "events",
 	[LP_STAT_EVENTS_LOST] = "events_lost",
 	[LP_STAT_USTACKS_LOST] = "ustacks_lost",
+	[LP_STAT_SYS_STATS_DROPPED] = "syscall_stats_dropped_map_full",
+	[LP_STAT_TIMED_DROPPED] = "timed_dropped_map_full",
+	[LP_STAT_TASK_STATE_FAILED] = "syscalls_untimed_no_task_storage",
 };
 
 /* Names of enum sym_unwind_status in metadata ("proc.PID.NAME"). */
@@ -63,6 +74,11 @@ struct collect {
 	struct proc_images images;
 	struct stackagg *ustacks;	/* DWARF-unwound samples */
 	bool unwind_dwarf;
+	bool mode_cpu, mode_syscall, mode_offcpu;
+	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
+	bool raw_tp;			/* ... as raw_tp (tp_btf failed) */
+	bool in_flight_done;
+	uint64_t in_flight_reported;
 	unsigned int freq_hz;
 	bool verbose;
 };
@@ -132,6 +148,11 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	const struct lp_ustack_sample *e = data;
 	struct sym_unwind_input in = { .stack = e->stack };
 	struct stackagg_key key = { 0 };
+	struct stackagg_values v = {
+		.value = e->value,
+		.blocked_ns = e->blocked_ns,
+		.preempted_ns = e->preempted_ns,
+	};
 	uint64_t pcs[LP_MAX_STACK_DEPTH];
 	enum sym_unwind_status st = SYM_UNWIND_NO_UNWIND_INFO;
 	struct proc_image *img;
@@ -157,16 +178,49 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	key.gen = e->gen;
 	key.kstack_id = e->kstack_id;
 	key.kind = e->kind;
+	key.nr = e->nr;
 	memcpy(key.comm, e->comm, sizeof(key.comm));
-	return stackagg_add(c->ustacks, &key, pcs, nr, e->value) ? -ENOMEM : 0;
+	if (e->flags & LP_USTACK_IN_FLIGHT)
+		c->in_flight_reported++;
+	return stackagg_add(c->ustacks, &key, pcs, nr, &v) ? -ENOMEM : 0;
+}
+
+/* Which programs load: only those of the chosen collectors. */
+static void select_programs(struct collect *c)
+{
+	struct latprof_bpf *s = c->skel;
+
+	bpf_program__set_autoload(s->progs.on_cpu_sample, c->mode_cpu);
+	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks && !c->raw_tp);
+	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks && !c->raw_tp);
+	bpf_program__set_autoload(s->progs.raw_sys_enter, c->sys_hooks && c->raw_tp);
+	bpf_program__set_autoload(s->progs.raw_sys_exit, c->sys_hooks && c->raw_tp);
+	bpf_program__set_autoload(s->progs.tp_sched_switch, c->mode_offcpu);
+	bpf_program__set_autoload(s->progs.dump_in_flight, c->sys_hooks || c->mode_offcpu);
+	/* run by hand once at stop */
+	bpf_program__set_autoattach(s->progs.dump_in_flight, false);
 }
 
 static int configure(struct collect *c, const struct collect_opts *o)
 {
 	struct latprof_bpf *s = c->skel;
+	int ncpu = libbpf_num_possible_cpus();
 	size_t i;
 	int err;
 
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	select_programs(c);
+	s->rodata->cfg_syscalls = o->mode_syscall;
+	s->rodata->cfg_offcpu = o->mode_offcpu;
+	s->rodata->cfg_syscall_min_ns = o->min_duration_ns;
+	s->rodata->cfg_offcpu_min_ns = o->min_block_ns;
+	s->rodata->cfg_sys_filter_on = o->nr_syscalls > 0;
+	for (i = 0; i < o->nr_syscalls; i++)
+		if (o->syscalls[i] >= 0 && o->syscalls[i] < LP_MAX_SYSCALL_NR)
+			s->rodata->cfg_sys_filter[o->syscalls[i]] = 1;
+	/* the in-flight iterator has a scratch slot of its own, after the CPUs' */
+	s->rodata->cfg_iter_slot = ncpu;
 	s->rodata->cfg_all = o->all;
 	/* with -a, unwinding our own samples would feed on itself */
 	s->rodata->cfg_self_tgid = getpid();
@@ -177,15 +231,46 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	s->rodata->cfg_stack_size = o->stack_size;
 	err = bpf_map__set_max_entries(s->maps.stacks, o->max_stacks);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.ustack_scratch,
-					       libbpf_num_possible_cpus());
+		err = bpf_map__set_max_entries(s->maps.ustack_scratch, ncpu + 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustacks, o->ustack_ring_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.cpu_samples, o->max_samples);
 	if (!err)
+		err = bpf_map__set_max_entries(s->maps.timed_samples, o->max_samples);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.sys_stats, o->max_sys_stats);
+	if (!err)
 		err = bpf_map__set_max_entries(s->maps.procs, o->max_procs);
 	return err;
+}
+
+/*
+ * Open, configure and load the skeleton. If the syscall hooks fail to load
+ * as tp_btf, try once more with raw_tp (older kernels, odd BTF).
+ */
+static int load(struct collect *c, const struct collect_opts *o, const char **why)
+{
+	int err;
+
+	for (;;) {
+		*why = "cannot open BPF object";
+		c->skel = latprof_bpf__open();
+		if (!c->skel)
+			return -errno;
+		*why = "cannot configure BPF maps";
+		err = configure(c, o);
+		if (err)
+			return err;
+		*why = "cannot load BPF programs (see docs/troubleshooting.md)";
+		err = latprof_bpf__load(c->skel);
+		if (!err || !c->sys_hooks || c->raw_tp)
+			return err;
+		pr_debug("tp_btf sys_enter/sys_exit failed (%s): trying raw_tp", strerror(-err));
+		latprof_bpf__destroy(c->skel);
+		c->skel = NULL;
+		c->raw_tp = true;
+	}
 }
 
 struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sym, int *err,
@@ -203,22 +288,16 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->freq_hz = o->freq_hz;
 	c->verbose = o->verbose;
 	c->unwind_dwarf = o->unwind_dwarf;
+	c->mode_cpu = o->mode_cpu;
+	c->mode_syscall = o->mode_syscall;
+	c->mode_offcpu = o->mode_offcpu;
+	/* off-CPU time inside a syscall waits for sys_exit to copy the stack */
+	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf);
 	c->ustacks = stackagg_new();
 	if (!c->ustacks)
 		goto fail;
 	libbpf_set_print(libbpf_print);
-	*why = "cannot open BPF object";
-	c->skel = latprof_bpf__open();
-	if (!c->skel) {
-		*err = -errno;
-		goto fail;
-	}
-	*why = "cannot configure BPF maps";
-	*err = configure(c, o);
-	if (*err)
-		goto fail;
-	*why = "cannot load BPF programs (see docs/troubleshooting.md)";
-	*err = latprof_bpf__load(c->skel);
+	*err = load(c, o, why);
 	if (*err)
 		goto fail;
 	*why = "cannot create ring buffer";
@@ -227,7 +306,8 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 		*err = -errno;
 		goto fail;
 	}
-	if (o->unwind_dwarf) {
+	/* in-flight syscalls send copied stacks even with --unwind fp */
+	if (o->unwind_dwarf || c->sys_hooks || c->mode_offcpu) {
 		*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ustacks), on_ustack, c);
 		if (*err)
 			goto fail;
@@ -325,13 +405,16 @@ int collect_attach(struct collect *c)
 
 	/* lifecycle tracking first, so no fork between the two is missed */
 	err = latprof_bpf__attach(c->skel);
-	if (err)
-		return err;
-	err = online_cpus(&online, &nr);
-	for (cpu = 0; !err && cpu < nr; cpu++)
-		if (online[cpu])
-			err = attach_cpu(c, cpu);
-	free(online);
+	if (!err && c->mode_cpu) {
+		err = online_cpus(&online, &nr);
+		for (cpu = 0; !err && cpu < nr; cpu++)
+			if (online[cpu])
+				err = attach_cpu(c, cpu);
+		free(online);
+	}
+	/* threads asleep in a syscall since before now count from here */
+	if (!err && c->skel->bss)
+		c->skel->bss->attach_ns = now_ns();
 	return err;
 }
 
@@ -342,18 +425,53 @@ int collect_poll(struct collect *c, int timeout_ms)
 	return n < 0 && n != -EINTR ? n : 0;
 }
 
+/*
+ * Run the in-flight iterator once: every target thread still in a syscall or
+ * off CPU at stop_ns reports its time so far. Needs the other programs
+ * detached, or a syscall ending now would be counted twice.
+ */
+static void report_in_flight(struct collect *c)
+{
+	struct bpf_program *prog = c->skel->progs.dump_in_flight;
+	struct bpf_link *link;
+	char buf[64];
+	int fd;
+
+	if (c->in_flight_done || bpf_program__fd(prog) < 0)
+		return;
+	c->in_flight_done = true;
+	link = bpf_program__attach_iter(prog, NULL);
+	if (!link) {
+		pr_warn("cannot report syscalls in flight: %s", strerror(errno));
+		return;
+	}
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		pr_warn("cannot report syscalls in flight: %s", strerror(errno));
+	while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+}
+
 void collect_detach(struct collect *c)
 {
 	size_t i;
 
+	/* what is open at this instant is in flight; later starts are not */
+	if (c->skel && c->skel->bss && !c->in_flight_done)
+		c->skel->bss->stop_ns = now_ns();
 	for (i = 0; i < c->links.nr; i++)
 		bpf_link__destroy(c->links.items[i]);
 	c->links.nr = 0;
 	for (i = 0; i < c->perf_fds.nr; i++)
 		close(c->perf_fds.items[i]);
 	c->perf_fds.nr = 0;
-	if (c->skel)
+	if (c->skel) {
 		latprof_bpf__detach(c->skel);
+		report_in_flight(c);
+	}
 	/* events already in the ring buffer still count */
 	if (c->rb)
 		ring_buffer__consume(c->rb);
@@ -531,54 +649,220 @@ static struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_
 	return img ? img->sym : NULL;
 }
 
-/*
- * Add a sample of @count events: the kernel stack @kstack_id, then the user
- * stack, from the stack map (@ustack_id >= 0) or unwound pcs (@upcs).
- */
-static int builder_sample(struct builder *b, const struct lp_sample_key *k, uint64_t count,
-			  const uint64_t *upcs, size_t nr_upcs)
+/* One aggregated stack and what was measured on it, from any source. */
+struct sample_in {
+	uint32_t tgid, gen;
+	const char *comm;		/* LP_COMM_LEN bytes, maybe unterminated */
+	int32_t kstack_id, ustack_id;	/* stack map ids, or -errno */
+	const uint64_t *upcs;		/* DWARF-unwound user pcs, or NULL */
+	size_t nr_upcs;
+	int32_t nr;			/* syscall number, -1 for none */
+	uint64_t cpu_samples;
+	uint64_t slow_syscalls, latency_ns, max_ns;
+	uint64_t blocked_ns, preempted_ns;
+};
+
+/* Column indexes of the profile being built; -1 when the mode is off. */
+struct builder_cols {
+	int samples, cpu, syscalls, latency, offcpu;
+};
+
+static int builder_emit(struct builder *b, const struct builder_cols *cols,
+			const struct sample_in *in)
 {
-	struct sym_process *proc = builder_process(b, k->tgid, k->gen);
-	int64_t values[2] = { count, count * b->period_ns };
-	char comm[LP_COMM_LEN + 1] = { 0 };
-	struct profile_label labels[2] = {
-		{ .key = "pid", .num = k->tgid },
+	char comm[LP_COMM_LEN + 1] = { 0 }, sys[SYS_NAME_LEN];
+	struct profile_label labels[6] = {
+		{ .key = "pid", .num = in->tgid },
 		{ .key = "comm", .str = comm },
 	};
-	int err;
+	int64_t values[5] = { 0 };
+	size_t nl = 2, base;
+	int err = 0;
 
-	memcpy(comm, k->comm, LP_COMM_LEN);
-	if (!proc && (k->ustack_id >= 0 || nr_upcs))
-		b->vanished_samples += count;
-	b->locs.nr = 0;
-	err = builder_stack(b, k->kstack_id, NULL, true);
-	if (!err && upcs)
-		err = builder_frames(b, upcs, nr_upcs, proc, false);
-	else if (!err)
-		err = builder_stack(b, k->ustack_id, proc, false);
-	if (!err)
-		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels,
-					 ARRAY_SIZE(labels));
+	memcpy(comm, in->comm, LP_COMM_LEN);
+	if (in->cpu_samples && cols->samples >= 0) {
+		values[cols->samples] = in->cpu_samples;
+		values[cols->cpu] = in->cpu_samples * b->period_ns;
+		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
+		values[cols->samples] = values[cols->cpu] = 0;
+	}
+	if (in->nr >= 0) {
+		sys_stat_name(in->nr, sys, sizeof(sys));
+		labels[nl++] = (struct profile_label){ .key = "syscall", .str = sys };
+		labels[nl++] = (struct profile_label){
+			.key = "category", .str = syscall_category_name(syscall_category(in->nr))
+		};
+	}
+	base = nl;
+	if (!err && ((in->slow_syscalls && cols->syscalls >= 0) ||
+		     (in->blocked_ns && cols->offcpu >= 0))) {
+		if (cols->syscalls >= 0) {
+			values[cols->syscalls] = in->slow_syscalls;
+			values[cols->latency] = in->latency_ns;
+			if (in->max_ns)
+				labels[nl++] = (struct profile_label){
+					.key = "max_ns", .num = in->max_ns, .num_unit = "nanoseconds"
+				};
+		}
+		if (cols->offcpu >= 0 && in->blocked_ns) {
+			values[cols->offcpu] = in->blocked_ns;
+			labels[nl++] = (struct profile_label){ .key = "offcpu", .str = "blocked" };
+		}
+		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
+		memset(values, 0, sizeof(values));
+	}
+	if (!err && in->preempted_ns && cols->offcpu >= 0) {
+		nl = base;
+		values[cols->offcpu] = in->preempted_ns;
+		labels[nl++] = (struct profile_label){ .key = "offcpu", .str = "preempted" };
+		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
+	}
 	return err;
 }
 
-static int builder_ustacks(struct builder *b)
+/*
+ * Add the samples of one stack: the kernel stack @kstack_id, then the user
+ * stack, from the stack map (ustack_id >= 0) or unwound pcs (upcs).
+ */
+static int builder_sample(struct builder *b, const struct builder_cols *cols,
+			  const struct sample_in *in)
+{
+	struct sym_process *proc = builder_process(b, in->tgid, in->gen);
+	int err;
+
+	if (!proc && (in->ustack_id >= 0 || in->nr_upcs))
+		b->vanished_samples += in->cpu_samples;
+	b->locs.nr = 0;
+	err = builder_stack(b, in->kstack_id, NULL, true);
+	if (!err && in->upcs)
+		err = builder_frames(b, in->upcs, in->nr_upcs, proc, false);
+	else if (!err)
+		err = builder_stack(b, in->ustack_id, proc, false);
+	return err ? err : builder_emit(b, cols, in);
+}
+
+static int builder_cpu_samples(struct builder *b, const struct builder_cols *cols)
+{
+	int fd = bpf_map__fd(b->c->skel->maps.cpu_samples);
+	struct lp_sample_key key, next, *prev = NULL;
+	uint64_t count;
+	int err = 0;
+
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct sample_in in = { .nr = -1 };
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &count))
+			continue;
+		in.tgid = key.tgid;
+		in.gen = key.gen;
+		in.comm = key.comm;
+		in.kstack_id = key.kstack_id;
+		in.ustack_id = key.ustack_id;
+		in.cpu_samples = count;
+		err = builder_sample(b, cols, &in);
+	}
+	return err;
+}
+
+/* Frame-pointer timed samples: slow syscalls, off-CPU outside syscalls. */
+static int builder_timed_samples(struct builder *b, const struct builder_cols *cols)
+{
+	int fd = bpf_map__fd(b->c->skel->maps.timed_samples);
+	struct lp_timed_key key, next, *prev = NULL;
+	struct lp_timed_value v;
+	int err = 0;
+
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct sample_in in = { 0 };
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		in.tgid = key.tgid;
+		in.gen = key.gen;
+		in.comm = key.comm;
+		in.kstack_id = key.kstack_id;
+		in.ustack_id = key.ustack_id;
+		in.nr = key.nr;
+		in.slow_syscalls = v.count;
+		in.latency_ns = v.latency_ns;
+		in.max_ns = v.max_ns;
+		in.blocked_ns = v.blocked_ns;
+		in.preempted_ns = v.preempted_ns;
+		err = builder_sample(b, cols, &in);
+	}
+	return err;
+}
+
+static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 {
 	size_t i, n = stackagg_nr(b->c->ustacks);
 	int err = 0;
 
 	for (i = 0; !err && i < n; i++) {
 		const struct stackagg_entry *e = stackagg_get(b->c->ustacks, i);
-		struct lp_sample_key k = {
+		struct sample_in in = {
 			.tgid = e->key.tgid,
 			.gen = e->key.gen,
+			.comm = e->key.comm,
 			.kstack_id = e->key.kstack_id,
 			.ustack_id = -1,
+			.upcs = e->pcs,
+			.nr_upcs = e->nr_pcs,
+			.nr = e->key.nr,
+			.blocked_ns = e->sum.blocked_ns,
+			.preempted_ns = e->sum.preempted_ns,
 		};
 
-		memcpy(k.comm, e->key.comm, sizeof(k.comm));
-		err = builder_sample(b, &k, e->value, e->pcs, e->nr_pcs);
+		if (e->key.kind == LP_SAMPLE_CPU) {
+			in.cpu_samples = e->sum.value;
+		} else {
+			in.slow_syscalls = e->count;
+			in.latency_ns = e->sum.value;
+			in.max_ns = e->max_value;
+		}
+		err = builder_sample(b, cols, &in);
 	}
+	return err;
+}
+
+/* Per (process, syscall) statistics, summed over CPUs, into metadata. */
+static int builder_sys_stats(struct builder *b)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(b->c->skel->maps.sys_stats);
+	struct lp_sys_key key, next, *prev = NULL;
+	struct lp_sys_stat *vals;
+	int err = 0, i, j;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct sys_stat st = { .pid = next.tgid };
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			continue;
+		sys_stat_name(key.nr, st.name, sizeof(st.name));
+		for (i = 0; i < ncpu; i++) {
+			st.count += vals[i].count;
+			st.errors += vals[i].errors;
+			st.total_ns += vals[i].total_ns;
+			st.in_flight += vals[i].in_flight;
+			if (vals[i].max_ns > st.max_ns)
+				st.max_ns = vals[i].max_ns;
+			for (j = 0; j < LP_HIST_SLOTS; j++)
+				st.hist[j] += vals[i].hist[j];
+		}
+		err = sys_stat_store(b->p, &st);
+	}
+	free(vals);
 	return err;
 }
 
@@ -627,32 +911,58 @@ static int builder_meta(struct builder *b)
 					   b->vanished_samples);
 	if (!err)
 		err = profile_set_meta_u64(b->p, "count.processes", st.procs_seen);
+	if (!err && (b->c->sys_hooks || b->c->mode_offcpu))
+		err = profile_set_meta_u64(b->p, "count.in_flight_at_stop",
+					   b->c->in_flight_reported);
 	return err;
+}
+
+/* The value columns of the chosen modes, in a fixed order. */
+static int builder_columns(struct builder *b, struct builder_cols *cols)
+{
+	struct profile *p = b->p;
+
+	*cols = (struct builder_cols){ -1, -1, -1, -1, -1 };
+	if (b->c->mode_cpu) {
+		cols->samples = profile_add_type(p, PROFILE_TYPE_SAMPLES, "count");
+		cols->cpu = profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds");
+		if (cols->samples < 0 || cols->cpu < 0)
+			return -ENOMEM;
+		p->period_type.type = profile_str(p, PROFILE_TYPE_CPU);
+		p->default_type = p->period_type.type;
+		p->period_type.unit = profile_str(p, "nanoseconds");
+		p->period = b->period_ns;
+	}
+	if (b->c->mode_syscall) {
+		cols->syscalls = profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count");
+		cols->latency = profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds");
+		if (cols->syscalls < 0 || cols->latency < 0)
+			return -ENOMEM;
+		if (!p->default_type)
+			p->default_type = profile_str(p, PROFILE_TYPE_LATENCY);
+	}
+	if (b->c->mode_offcpu) {
+		cols->offcpu = profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds");
+		if (cols->offcpu < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int collect_build_profile(struct collect *c, struct profile *p)
 {
 	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->freq_hz };
-	int fd = bpf_map__fd(c->skel->maps.cpu_samples);
-	struct lp_sample_key key, next, *prev = NULL;
-	uint64_t count;
-	int err = 0;
+	struct builder_cols cols;
+	int err = builder_columns(&b, &cols);
 
-	if (profile_add_type(p, PROFILE_TYPE_SAMPLES, "count") < 0 ||
-	    profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds") < 0)
-		return -ENOMEM;
-	p->period_type.type = profile_str(p, PROFILE_TYPE_CPU);
-	p->period_type.unit = profile_str(p, "nanoseconds");
-	p->period = b.period_ns;
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &count))
-			continue;
-		err = builder_sample(&b, &key, count, NULL, 0);
-	}
+	if (!err && c->mode_cpu)
+		err = builder_cpu_samples(&b, &cols);
+	if (!err && (c->sys_hooks || c->mode_offcpu))
+		err = builder_timed_samples(&b, &cols);
 	if (!err)
-		err = builder_ustacks(&b);
+		err = builder_ustacks(&b, &cols);
+	if (!err && c->mode_syscall)
+		err = builder_sys_stats(&b);
 	if (!err)
 		err = builder_meta(&b);
 	if (!err)

@@ -24,6 +24,13 @@
 #include "symbolize/symbolize.h"
 
 struct collect_opts {
+	bool mode_cpu;			/* --mode cpu: perf_event sampling */
+	bool mode_syscall;		/* --mode syscall: latency of every syscall */
+	bool mode_offcpu;		/* --mode offcpu: sched_switch */
+	uint64_t min_duration_ns;	/* a slow syscall: attributed to its stack */
+	uint64_t min_block_ns;		/* an off-CPU interval recorded with stacks */
+	const int *syscalls;		/* --syscalls numbers; NULL: all */
+	size_t nr_syscalls;
 	unsigned int freq_hz;
 	bool all;			/* -a */
 	const char *const *comms;	/* --comm */
@@ -31,7 +38,8 @@ struct collect_opts {
 	const pid_t *pids;		/* initial target processes */
 	size_t nr_pids;
 	uint32_t max_stacks;		/* stack map entries */
-	uint32_t max_samples;		/* distinct sample keys */
+	uint32_t max_samples;		/* distinct sample keys (cpu, timed) */
+	uint32_t max_sys_stats;		/* distinct (process, syscall) pairs */
 	uint32_t max_procs;		/* traced processes */
 	bool unwind_dwarf;		/* copy user stacks, unwind with CFI */
 	uint32_t stack_size;		/* bytes of user stack copied (dwarf) */
@@ -63,7 +71,11 @@ int collect_attach(struct collect *c);
 /* Handle lifecycle events for up to @timeout_ms. 0 or -errno (EINTR is 0). */
 int collect_poll(struct collect *c, int timeout_ms);
 
-/* Stop sampling (perf events and programs detach). Idempotent. */
+/*
+ * Stop sampling (perf events and programs detach), then report what is
+ * still in flight (open syscalls, threads off CPU) with its time so far.
+ * Idempotent.
+ */
 void collect_detach(struct collect *c);
 
 /* Loss and progress counters. Cannot fail. */
@@ -71,8 +83,10 @@ void collect_get_stats(struct collect *c, struct collect_stats *st);
 
 /*
  * Drain the kernel's aggregation into @p: symbolized samples with pid/comm
- * labels, "samples" and "cpu" value columns, mappings with build-ids, and the
- * loss counters as metadata. 0 or -errno.
+ * (and syscall, category, offcpu) labels; value columns "samples" and "cpu"
+ * (cpu mode), "syscalls" and "latency" (syscall mode), "offcpu" (offcpu
+ * mode); mappings with build-ids; per-syscall statistics and the loss
+ * counters as metadata. 0 or -errno.
  */
 int collect_build_profile(struct collect *c, struct profile *p);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "flamegraph/flame.h"
+#include "src/export_json.h"
 #include "src/loadprof.h"
 #include "src/stacks.h"
 #include "src/util.h"
@@ -17,14 +18,30 @@ static const char export_usage[] =
 	"Convert a profile (default latprof.pb.gz).\n"
 	"\n"
 	"  -f, --format FMT     folded: collapsed stacks, 'comm;root;...;leaf COUNT'\n"
-	"  -w, --weight W       what a stack is weighted by: cpu (samples, default)\n"
+	"                       json: metadata, stacks, syscall statistics (docs/formats.md)\n"
+	"  -w, --weight W       what a stack is weighted by (default cpu):\n"
+	"                       cpu, samples   on-CPU samples\n"
+	"                       cpu-time       on-CPU nanoseconds (samples x period)\n"
+	"                       latency        nanoseconds in slow syscalls, leaf 'syscall:NAME'\n"
+	"                       syscalls       number of slow syscalls, same stacks\n"
+	"                       offcpu         nanoseconds off CPU (--mode offcpu)\n"
+	"                       wall           cpu-time + offcpu\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm'\n"
 	"  -o, --output OUT     output file, '-' for stdout (default)\n"
 	"  -h, --help           this help\n";
 
-static int write_flame(FILE *f, void *arg)
+struct export_job {
+	const struct profile *p;
+	const struct profile_weight *w;
+	struct flame *f;
+	bool json;
+};
+
+static int write_export(FILE *out, void *arg)
 {
-	return flame_write_folded(arg, f);
+	struct export_job *j = arg;
+
+	return j->json ? export_json(out, j->p, j->w, j->f) : flame_write_folded(j->f, out);
 }
 
 int cmd_export(int argc, char **argv)
@@ -41,7 +58,9 @@ int cmd_export(int argc, char **argv)
 	unsigned int flags = 0;
 	struct profile *p = NULL;
 	struct flame *fl = NULL;
-	int c, col, err, status = EXIT_STATUS_USAGE;
+	struct profile_weight w;
+	struct export_job job;
+	int c, err, status = EXIT_STATUS_USAGE;
 
 	optind = 1;
 	opterr = 0;
@@ -68,11 +87,11 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!format) {
-		pr_err("missing --format (want folded)");
+		pr_err("missing --format (want folded or json)");
 		return EXIT_STATUS_USAGE;
 	}
-	if (strcmp(format, "folded")) {
-		pr_err("unknown format '%s' (want folded)", format);
+	if (strcmp(format, "folded") && strcmp(format, "json")) {
+		pr_err("unknown format '%s' (want folded or json)", format);
 		return EXIT_STATUS_USAGE;
 	}
 	if (argc - optind > 1) {
@@ -87,14 +106,14 @@ int cmd_export(int argc, char **argv)
 	p = profile_load(optind < argc ? argv[optind] : NULL);
 	if (!p)
 		goto out;
-	col = profile_weight_column(p, weight);
-	if (col < 0)
+	if (profile_weight_get(p, weight, &w))
 		goto out;
 	status = EXIT_STATUS_FAILURE;
 	fl = flame_new();
-	err = fl ? stacks_to_flame(p, col, flags, fl) : -ENOMEM;
+	err = fl ? stacks_to_flame(p, &w, flags, fl) : -ENOMEM;
+	job = (struct export_job){ .p = p, .w = &w, .f = fl, .json = !strcmp(format, "json") };
 	if (!err)
-		err = write_file_atomic(out, write_flame, fl);
+		err = write_file_atomic(out, write_export, &job);
 	if (err) {
 		pr_err("cannot write %s: %s", out, strerror(-err));
 		goto out;

@@ -2,9 +2,11 @@
 /* Profile loading shared by report and export. */
 #include "src/loadprof.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "src/pprof.h"
+#include "src/stacks.h"
 #include "src/util.h"
 
 struct profile *profile_load(const char *path)
@@ -23,29 +25,56 @@ struct profile *profile_load(const char *path)
 	return p;
 }
 
-int profile_weight_column(const struct profile *p, const char *weight)
+int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w)
 {
 	static const struct {
-		const char *weight, *column;
-	} cols[] = {
-		{ "cpu", PROFILE_TYPE_SAMPLES },
-		{ "samples", PROFILE_TYPE_SAMPLES },
-		{ "cpu-time", PROFILE_TYPE_CPU },
+		const char *weight, *col[2], *unit, *mode;
+		unsigned int flags;
+	} weights[] = {
+		{ "cpu", { PROFILE_TYPE_SAMPLES }, "count", "cpu", 0 },
+		{ "samples", { PROFILE_TYPE_SAMPLES }, "count", "cpu", 0 },
+		{ "cpu-time", { PROFILE_TYPE_CPU }, "nanoseconds", "cpu", 0 },
+		{ "latency", { PROFILE_TYPE_LATENCY }, "nanoseconds", "syscall",
+		  STACKS_FLAG_SYSCALL_LEAF },
+		{ "syscalls", { PROFILE_TYPE_SYSCALLS }, "count", "syscall",
+		  STACKS_FLAG_SYSCALL_LEAF },
+		{ "offcpu", { PROFILE_TYPE_OFFCPU }, "nanoseconds", "offcpu", 0 },
+		{ "wall", { PROFILE_TYPE_CPU, PROFILE_TYPE_OFFCPU }, "nanoseconds",
+		  "cpu,offcpu", 0 },
 	};
-	size_t i;
-	int col;
+	size_t i, j;
 
-	for (i = 0; i < ARRAY_SIZE(cols); i++) {
-		if (strcmp(weight, cols[i].weight))
+	for (i = 0; i < ARRAY_SIZE(weights); i++) {
+		if (strcmp(name, weights[i].weight))
 			continue;
-		col = profile_type_index(p, cols[i].column);
-		if (col < 0 && p->types.nr == 1)
-			col = 0;	/* a foreign profile with one column */
-		if (col < 0)
-			pr_err("profile has no '%s' values for --weight %s", cols[i].column,
-			       weight);
-		return col;
+		*w = (struct profile_weight){ .name = weights[i].weight, .unit = weights[i].unit,
+					      .stack_flags = weights[i].flags };
+		for (j = 0; j < 2 && weights[i].col[j]; j++) {
+			w->cols[j] = profile_type_index(p, weights[i].col[j]);
+			/* a foreign profile with one column: that is its weight */
+			if (w->cols[j] < 0 && p->types.nr == 1 && i < 3)
+				w->cols[j] = 0;
+			if (w->cols[j] < 0) {
+				pr_err("profile has no '%s' values for --weight %s "
+				       "(record with --mode %s)", weights[i].col[j], name,
+				       weights[i].mode);
+				return -EINVAL;
+			}
+			w->nr_cols++;
+		}
+		return 0;
 	}
-	pr_err("unknown weight '%s' (want cpu)", weight);
-	return -1;
+	pr_err("unknown weight '%s' (want %s)", name, PROFILE_WEIGHTS);
+	return -EINVAL;
+}
+
+int64_t profile_weight_of(const struct profile_weight *w, const struct profile_sample *s)
+{
+	int64_t v = 0;
+	int i;
+
+	for (i = 0; i < w->nr_cols; i++)
+		if (s->values[w->cols[i]] > 0)
+			v += s->values[w->cols[i]];
+	return v;
 }

@@ -12,8 +12,28 @@
  */
 struct profile *profile_load(const char *path);
 
-/* Index of the value column for --weight @weight ("cpu", "samples"), or -1
- * after printing why. */
-int profile_weight_column(const struct profile *p, const char *weight);
+/*
+ * What --weight weighs a stack by: one value column, or the sum of two
+ * (wall = cpu time + off-CPU time), and how its stacks are named.
+ */
+struct profile_weight {
+	const char *name;	/* "cpu", "latency", ... */
+	const char *unit;	/* "count" or "nanoseconds" */
+	int cols[2];
+	int nr_cols;
+	unsigned int stack_flags;	/* enum stacks_flag to add */
+};
+
+/* The names --weight accepts, for help and error messages. */
+#define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu or wall"
+
+/*
+ * Resolve --weight @name for @p: 0, or -EINVAL after printing why (unknown
+ * weight, or the profile has no such values because the collector was off).
+ */
+int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w);
+
+/* The weight of sample @s (0 when it has none). Cannot fail. */
+int64_t profile_weight_of(const struct profile_weight *w, const struct profile_sample *s);
 
 #endif

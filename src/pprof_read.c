@@ -325,6 +325,8 @@ static int read_header(struct pb_in *in)
 	if (pb->period_type && (!pb_str(in, pb->period_type->type, &p->period_type.type) ||
 				!pb_str(in, pb->period_type->unit, &p->period_type.unit)))
 		return -EINVAL;
+	if (pb->default_sample_type && !pb_str(in, pb->default_sample_type, &p->default_type))
+		return -EINVAL;
 	p->period = pb->period;
 	p->time_ns = pb->time_nanos;
 	p->duration_ns = pb->duration_nanos;

@@ -105,6 +105,8 @@ static void fill_types(struct pb_out *o, const struct profile *p, struct str_ind
 	o->period_type.type = str_idx(x, p->period_type.type, err);
 	o->period_type.unit = str_idx(x, p->period_type.unit, err);
 	o->prof.period_type = &o->period_type;
+	if (p->default_type)
+		o->prof.default_sample_type = str_idx(x, p->default_type, err);
 }
 
 static void fill_samples(struct pb_out *o, const struct profile *p, struct str_index *x,

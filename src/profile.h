@@ -20,6 +20,9 @@
 /* The value columns latprof writes (pprof sample types). */
 #define PROFILE_TYPE_SAMPLES "samples"		/* unit "count" */
 #define PROFILE_TYPE_CPU "cpu"			/* unit "nanoseconds" */
+#define PROFILE_TYPE_SYSCALLS "syscalls"	/* unit "count": slow syscalls */
+#define PROFILE_TYPE_LATENCY "latency"		/* unit "nanoseconds" in slow syscalls */
+#define PROFILE_TYPE_OFFCPU "offcpu"		/* unit "nanoseconds" off CPU */
 
 /* Kernel mappings are named "[kernel.kallsyms]" and "[kernel.kallsyms]/MODULE". */
 #define PROFILE_KERNEL_MAPPING "[kernel.kallsyms]"
@@ -89,6 +92,7 @@ struct profile {
 	struct { struct profile_meta *items; size_t nr, alloc; } meta;
 	struct { const char **items; size_t nr, alloc; } comments;	/* foreign */
 	struct profile_value_type period_type;
+	const char *default_type;	/* column pprof shows first; NULL: the last */
 	int64_t period;
 	int64_t time_ns;		/* start of recording, wall clock */
 	int64_t duration_ns;

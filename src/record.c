@@ -18,6 +18,7 @@
 
 #include "src/collect.h"
 #include "src/pprof.h"
+#include "src/syscalls.h"
 #include "src/target.h"
 #include "src/util.h"
 #include "src/verbs.h"
@@ -28,6 +29,12 @@ struct record_opts {
 	struct { pid_t *items; size_t nr, alloc; } pids;
 	struct { const char **items; size_t nr, alloc; } comms;
 	bool all;
+	bool mode_cpu, mode_syscall, mode_offcpu;
+	const char *mode;		/* as given, for the metadata */
+	uint64_t min_duration_us;
+	uint64_t min_block_us;
+	struct { int *items; size_t nr, alloc; } syscalls;
+	const char *syscalls_arg;
 	unsigned int freq_hz;
 	double duration_s;
 	const char *output;
@@ -58,8 +65,9 @@ static void on_stop_signal(int sig)
 static const char record_usage[] =
 	"usage: latprof record [TARGET] [OPTIONS] [-o FILE]\n"
 	"\n"
-	"Sample on-CPU stacks (user + kernel) of a target with BPF and write a\n"
-	"symbolized pprof profile.\n"
+	"Sample on-CPU stacks (user + kernel), time every syscall and charge the\n"
+	"slow ones to the user stack that made them, measure time off CPU, with\n"
+	"BPF; write a symbolized pprof profile.\n"
 	"\n"
 	"targets (one of):\n"
 	"  -p, --pid PID[,PID...]   existing processes, their threads and later children\n"
@@ -68,7 +76,13 @@ static const char record_usage[] =
 	"      --comm NAME          processes whose name is NAME (repeatable, up to 8)\n"
 	"\n"
 	"options:\n"
+	"      --mode LIST          collectors, any of cpu,syscall,offcpu (default cpu,syscall)\n"
 	"  -F, --freq HZ            sampling frequency, 1..10000 (default 99)\n"
+	"      --syscalls LIST      trace only these syscalls, by name (default: all)\n"
+	"      --min-duration USEC  a syscall at least this slow is attributed to its\n"
+	"                           user stack (default 1000; 0: every syscall)\n"
+	"      --min-block USEC     off-CPU intervals at least this long are recorded\n"
+	"                           with their stacks (default 1000)\n"
 	"  -d, --duration SEC       stop after SEC seconds (a started COMMAND gets SIGTERM)\n"
 	"      --unwind MODE        user stacks: dwarf (copy the stack, unwind with .eh_frame),\n"
 	"                           fp (frame pointers, in the kernel), auto (default: dwarf)\n"
@@ -102,6 +116,59 @@ static int parse_pids(struct record_opts *o, const char *arg)
 		}
 	}
 	free(copy);
+	return err;
+}
+
+static int parse_mode(struct record_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = copy ? 0 : -ENOMEM;
+
+	o->mode_cpu = o->mode_syscall = o->mode_offcpu = false;
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "cpu"))
+			o->mode_cpu = true;
+		else if (!strcmp(tok, "syscall"))
+			o->mode_syscall = true;
+		else if (!strcmp(tok, "offcpu"))
+			o->mode_offcpu = true;
+		else
+			err = -EINVAL;
+	}
+	if (!err && !o->mode_cpu && !o->mode_syscall && !o->mode_offcpu)
+		err = -EINVAL;
+	if (err == -EINVAL)
+		pr_err("invalid --mode '%s': want a list of cpu, syscall, offcpu", arg);
+	free(copy);
+	o->mode = arg;
+	return err;
+}
+
+static int parse_syscalls(struct record_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = copy ? 0 : -ENOMEM, nr;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		nr = syscall_number(tok);
+		if (nr < 0 || nr >= LP_MAX_SYSCALL_NR) {
+			pr_err("unknown syscall '%s' in --syscalls (names as in docs/syscalls.md)",
+			       tok);
+			err = -EINVAL;
+		} else if (array_grow(&o->syscalls, o->syscalls.nr + 1)) {
+			err = -ENOMEM;
+		} else {
+			o->syscalls.items[o->syscalls.nr++] = nr;
+		}
+	}
+	if (!err && !o->syscalls.nr) {
+		pr_err("empty --syscalls list");
+		err = -EINVAL;
+	}
+	free(copy);
+	o->syscalls_arg = arg;
 	return err;
 }
 
@@ -160,6 +227,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "unwind", required_argument, NULL, 'U' },
 		{ "stack-size", required_argument, NULL, 'S' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "syscalls", required_argument, NULL, 'Y' },
+		{ "min-duration", required_argument, NULL, 'D' },
+		{ "min-block", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -217,6 +288,24 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			}
 			o->stack_size = v;
 			break;
+		case 'M':
+			if (parse_mode(o, optarg))
+				return -EINVAL;
+			break;
+		case 'Y':
+			if (parse_syscalls(o, optarg))
+				return -EINVAL;
+			break;
+		case 'D':
+		case 'B':
+			/* an hour: longer thresholds are a typo */
+			if (parse_u64(optarg, 0, 3600000000ULL, &v)) {
+				pr_err("invalid --%s '%s': want microseconds, 0..3600000000",
+				       c == 'D' ? "min-duration" : "min-block", optarg);
+				return -EINVAL;
+			}
+			*(c == 'D' ? &o->min_duration_us : &o->min_block_us) = v;
+			break;
 		case 'q':
 			o->quiet = true;
 			log_level = LOG_LEVEL_ERROR;
@@ -235,6 +324,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->command = argv + optind;
+	if (o->syscalls.nr && !o->mode_syscall && !o->mode_offcpu)
+		pr_warn("--syscalls has no effect without --mode syscall");
 	ntargets = !!o->pids.nr + !!o->comms.nr + o->all + !!o->command;
 	if (ntargets != 1) {
 		pr_err(ntargets ? "give only one kind of target (-p, --comm, -a or -- COMMAND)"
@@ -385,7 +476,16 @@ static int release_command(struct record_run *r)
 
 static int open_session(struct record_run *r)
 {
+	bool sys = r->o->mode_syscall || r->o->mode_offcpu;
 	struct collect_opts co = {
+		.mode_cpu = r->o->mode_cpu,
+		.mode_syscall = r->o->mode_syscall,
+		.mode_offcpu = r->o->mode_offcpu,
+		.min_duration_ns = r->o->min_duration_us * 1000,
+		.min_block_ns = r->o->min_block_us * 1000,
+		.syscalls = r->o->syscalls.items,
+		.nr_syscalls = r->o->syscalls.nr,
+		.max_sys_stats = 16384,
 		.freq_hz = r->o->freq_hz,
 		.all = r->o->all,
 		.comms = r->o->comms.items,
@@ -400,7 +500,8 @@ static int open_session(struct record_run *r)
 		.stack_size = r->o->stack_size,
 		/* 4 MiB holds ~250 copied stacks, 1/8 s at 999 Hz on 2 CPUs; the
 		 * pages we read stay resident, so it is not larger than that */
-		.ustack_ring_bytes = r->o->unwind_dwarf ? 4 * 1024 * 1024 : 4096,
+		.ustack_ring_bytes = r->o->unwind_dwarf ? 4 * 1024 * 1024 :
+				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 	};
 	const char *why;
@@ -456,6 +557,14 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 		err = profile_set_meta_u64(p, "freq_hz", r->o->freq_hz);
 	if (!err)
 		err = profile_set_meta(p, "unwind", r->o->unwind_dwarf ? "dwarf" : "fp");
+	if (!err)
+		err = profile_set_meta(p, "mode", r->o->mode);
+	if (!err && r->o->mode_syscall)
+		err = profile_set_meta_u64(p, "min_duration_us", r->o->min_duration_us);
+	if (!err && r->o->mode_offcpu)
+		err = profile_set_meta_u64(p, "min_block_us", r->o->min_block_us);
+	if (!err && r->o->syscalls_arg)
+		err = profile_set_meta(p, "syscalls", r->o->syscalls_arg);
 	if (!err)
 		err = profile_set_meta_u64(p, "startup_ns", r->attached_ns - r->start_ns);
 	if (!err && r->have_child && r->child_status != -1 && WIFEXITED(r->child_status))
@@ -541,7 +650,9 @@ static int finish(struct record_run *r, int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .freq_hz = 99, .output = DEFAULT_OUTPUT, .unwind_dwarf = true,
-				 .stack_size = 16384 };
+				 .stack_size = 16384, .mode = "cpu,syscall", .mode_cpu = true,
+				 .mode_syscall = true, .min_duration_us = 1000,
+				 .min_block_us = 1000 };
 	struct record_run r = { .o = &o, .child = { .pid = -1, .release_fd = -1,
 						    .error_fd = -1 } };
 	int err, status = EXIT_STATUS_USAGE;
@@ -574,5 +685,6 @@ out:
 	symbolizer_free(r.sym);
 	free(o.pids.items);
 	free(o.comms.items);
+	free(o.syscalls.items);
 	return status;
 }

@@ -15,16 +15,11 @@
 #include "flamegraph/flame.h"
 #include "src/hashmap.h"
 #include "src/loadprof.h"
+#include "src/report.h"
 #include "src/stacks.h"
 #include "src/util.h"
 #include "src/verbs.h"
 
-struct report_opts {
-	const char *weight;
-	unsigned int top;
-	unsigned int stacks;
-	bool color;
-};
 
 struct func_stat {
 	const char *name;	/* interned: the key */
@@ -43,20 +38,39 @@ static const char report_usage[] =
 	"\n"
 	"Hotspot report of a profile (default latprof.pb.gz).\n"
 	"\n"
-	"  -w, --weight W       cpu (samples, default)\n"
+	"  -w, --weight W       cpu (samples), cpu-time, latency, syscalls, offcpu, wall\n"
+	"                       (default: cpu, or latency without CPU samples)\n"
 	"  -n, --top N          functions to list (default 15)\n"
 	"      --stacks N       heaviest stacks to show (default 5)\n"
 	"      --no-color       no colour even on a terminal (NO_COLOR is honoured)\n"
 	"  -h, --help           this help\n";
 
-static const char *bold(const struct report_opts *o)
+const char *bold(const struct report_opts *o)
 {
 	return o->color ? "\033[1m" : "";
 }
 
-static const char *reset(const struct report_opts *o)
+const char *reset(const struct report_opts *o)
 {
 	return o->color ? "\033[0m" : "";
+}
+
+void format_ns(char *buf, size_t size, uint64_t ns)
+{
+	if (ns >= 10 * NSEC_PER_SEC)
+		snprintf(buf, size, "%.1fs", ns / 1e9);
+	else if (ns >= NSEC_PER_SEC)
+		snprintf(buf, size, "%.2fs", ns / 1e9);
+	else if (ns >= 10000000)
+		snprintf(buf, size, "%.0fms", ns / 1e6);
+	else if (ns >= 1000000)
+		snprintf(buf, size, "%.1fms", ns / 1e6);
+	else if (ns >= 10000)
+		snprintf(buf, size, "%.0fus", ns / 1e3);
+	else if (ns >= 1000)
+		snprintf(buf, size, "%.1fus", ns / 1e3);
+	else
+		snprintf(buf, size, "%" PRIu64 "ns", ns);
 }
 
 static struct func_stat *func_get(struct func_table *t, const char *name)
@@ -71,8 +85,8 @@ static struct func_stat *func_get(struct func_table *t, const char *name)
 	return &t->items[t->nr++];
 }
 
-static int count_functions(const struct profile *p, int col, struct strtab *names,
-			   struct func_table *t)
+static int count_functions(const struct profile *p, const struct profile_weight *wt,
+			   struct strtab *names, struct func_table *t)
 {
 	struct stack_names st = { 0 };
 	struct func_stat *fs;
@@ -81,11 +95,11 @@ static int count_functions(const struct profile *p, int col, struct strtab *name
 
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
-		int64_t w = s->values[col];
+		int64_t w = profile_weight_of(wt, s);
 
 		if (w <= 0)
 			continue;
-		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM, names, &st);
+		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | wt->stack_flags, names, &st);
 		for (j = 0; !err && j < st.nr; j++) {
 			fs = func_get(t, st.items[j]);
 			if (!fs) {
@@ -114,7 +128,7 @@ static int cmp_self(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static double pct(uint64_t part, uint64_t total)
+double pct(uint64_t part, uint64_t total)
 {
 	return total ? 100.0 * part / total : 0.0;
 }
@@ -145,12 +159,13 @@ static int cmp_stack_weight(const void *a, const void *b)
 	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
 }
 
-static int print_stacks(const struct report_opts *o, const struct profile *p, int col)
+static int print_stacks(const struct report_opts *o, const struct profile *p,
+			const struct profile_weight *w)
 {
 	struct flame *f = flame_new();
 	const struct flame_stack *st, **order = NULL;
 	size_t i, j, n;
-	int err = f ? stacks_to_flame(p, col, STACKS_FLAG_PER_PID, f) : -ENOMEM;
+	int err = f ? stacks_to_flame(p, w, STACKS_FLAG_PER_PID, f) : -ENOMEM;
 
 	if (err)
 		goto out;
@@ -201,9 +216,13 @@ static void print_header(const struct report_opts *o, const struct profile *p, c
 	       profile_get_meta(p, "kernel") ? profile_get_meta(p, "kernel") : "?");
 	if (exit_status)
 		printf("  exit       command exited with status %s\n", exit_status);
+	if (profile_get_meta(p, "mode"))
+		printf("  collectors %s\n", profile_get_meta(p, "mode"));
 	printf("  total      %" PRIu64 " %s", total, o->weight);
 	if (p->period > 0 && !strcmp(o->weight, "cpu"))
 		printf(" = %.3f s on CPU", total * (double)p->period / 1e9);
+	else if (!strcmp(o->weight_unit, "nanoseconds"))
+		printf(" ns = %.3f s", total / 1e9);
 	printf(", %" PRIu64 " processes\n", profile_get_meta_u64(p, "count.processes"));
 }
 
@@ -272,26 +291,39 @@ static void print_losses(const struct report_opts *o, const struct profile *p)
 		printf("  none: every sample was recorded with its stacks\n");
 }
 
-static int report(const struct report_opts *o, const struct profile *p, const char *path)
+static int report(struct report_opts *o, const struct profile *p, const char *path)
 {
 	struct func_table t = { 0 };
-	struct strtab *names = strtab_new();
+	struct strtab *names;
+	struct profile_weight w;
 	uint64_t total = 0;
 	size_t i;
-	int col = profile_weight_column(p, o->weight), err;
+	int err;
 
-	if (col < 0)
+	/* a recording without CPU samples is weighed by what it has */
+	if (!o->weight)
+		o->weight = profile_type_index(p, PROFILE_TYPE_SAMPLES) >= 0 || p->types.nr == 1 ?
+			"cpu" : profile_type_index(p, PROFILE_TYPE_LATENCY) >= 0 ? "latency" :
+			"offcpu";
+	if (profile_weight_get(p, o->weight, &w))
 		return -EINVAL;
+	o->weight_unit = w.unit;
+	names = strtab_new();
 	if (!names)
 		return -ENOMEM;
 	for (i = 0; i < p->samples.nr; i++)
-		if (p->samples.items[i].values[col] > 0)
-			total += p->samples.items[i].values[col];
+		total += profile_weight_of(&w, &p->samples.items[i]);
 	print_header(o, p, path, total);
-	err = count_functions(p, col, names, &t);
+	err = report_time_breakdown(o, p);
+	if (!err)
+		err = report_syscalls(o, p);
+	if (!err)
+		err = report_slow_sites(o, p);
+	if (!err)
+		err = count_functions(p, &w, names, &t);
 	if (!err) {
 		print_functions(o, &t, total);
-		err = print_stacks(o, p, col);
+		err = print_stacks(o, p, &w);
 	}
 	if (!err) {
 		print_stack_quality(o, p);
@@ -313,7 +345,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_opts o = { .weight = "cpu", .top = 15, .stacks = 5 };
+	struct report_opts o = { .top = 15, .stacks = 5 };
 	const char *path;
 	struct profile *p;
 	uint64_t v;

@@ -74,8 +74,18 @@ static int stackagg_rehash(struct stackagg *a)
 	return 0;
 }
 
+static void entry_add(struct stackagg_entry *e, const struct stackagg_values *v)
+{
+	e->count += v->value > 0;
+	e->sum.value += v->value;
+	e->sum.blocked_ns += v->blocked_ns;
+	e->sum.preempted_ns += v->preempted_ns;
+	if (v->value > e->max_value)
+		e->max_value = v->value;
+}
+
 int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint64_t *pcs,
-		 size_t nr_pcs, uint64_t value)
+		 size_t nr_pcs, const struct stackagg_values *v)
 {
 	struct stackagg_entry *e;
 	size_t i;
@@ -86,19 +96,17 @@ int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint6
 	for (; a->slots[i]; i = (i + 1) & (a->nr_slots - 1)) {
 		e = a->entries.items[a->slots[i] - 1];
 		if (entry_equal(e, key, pcs, nr_pcs)) {
-			e->count++;
-			e->value += value;
+			entry_add(e, v);
 			return 0;
 		}
 	}
 	if (array_grow(&a->entries, a->entries.nr + 1))
 		return -ENOMEM;
-	e = malloc(sizeof(*e) + nr_pcs * sizeof(*pcs));
+	e = calloc(1, sizeof(*e) + nr_pcs * sizeof(*pcs));
 	if (!e)
 		return -ENOMEM;
 	e->key = *key;
-	e->count = 1;
-	e->value = value;
+	entry_add(e, v);
 	e->nr_pcs = nr_pcs;
 	memcpy(e->pcs, pcs, nr_pcs * sizeof(*pcs));
 	a->entries.items[a->entries.nr++] = e;

@@ -16,13 +16,23 @@ struct stackagg_key {
 	uint32_t gen;		/* exec generation */
 	int32_t kstack_id;	/* kernel stack map id or -errno */
 	uint32_t kind;		/* enum lp_sample_kind */
+	int32_t nr;		/* syscall number, -1 for none */
+	uint32_t pad;		/* zero */
 	char comm[16];
+};
+
+/* What one event adds. */
+struct stackagg_values {
+	uint64_t value;		/* CPU samples, or ns of a slow syscall */
+	uint64_t blocked_ns;	/* off CPU, waiting */
+	uint64_t preempted_ns;	/* off CPU, runnable */
 };
 
 struct stackagg_entry {
 	struct stackagg_key key;
-	uint64_t count;		/* events */
-	uint64_t value;		/* sum of their values */
+	uint64_t count;		/* events with a nonzero value */
+	struct stackagg_values sum;
+	uint64_t max_value;	/* the largest single value */
 	size_t nr_pcs;
 	uint64_t pcs[];		/* user pcs, leaf first */
 };
@@ -33,9 +43,9 @@ struct stackagg;
 struct stackagg *stackagg_new(void);
 /* NULL is a no-op. */
 void stackagg_free(struct stackagg *a);
-/* Add one event with @value. 0 or -ENOMEM. */
+/* Add one event with values @v. 0 or -ENOMEM. */
 int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint64_t *pcs,
-		 size_t nr_pcs, uint64_t value);
+		 size_t nr_pcs, const struct stackagg_values *v);
 /* Distinct stacks, and the i-th (borrowed until stackagg_free). Cannot fail. */
 size_t stackagg_nr(const struct stackagg *a);
 const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i);

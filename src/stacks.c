@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/loadprof.h"
 #include "src/util.h"
 
 static const char *base_name(const char *path)
@@ -43,14 +44,17 @@ static int push_process(const struct profile_sample *s, unsigned flags, struct s
 
 /* Frames of one location, outermost (the real function) first. */
 static int push_location(const struct profile *p, const struct profile_location *l,
-			 struct strtab *names, struct stack_names *out)
+			 unsigned flags, struct strtab *names, struct stack_names *out)
 {
 	const struct profile_mapping *m = profile_mapping(p, l->mapping_id);
-	const char *suffix = profile_mapping_is_kernel(m) ? "_[k]" : "";
+	bool kernel = profile_mapping_is_kernel(m);
+	const char *suffix = kernel ? "_[k]" : "";
 	char buf[512];
 	size_t j;
 	int err;
 
+	if (kernel && (flags & STACKS_FLAG_SYSCALL_LEAF))
+		return 0;
 	if (!l->nr_lines) {
 		if (m && m->file[0])
 			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 "%s", base_name(m->file),
@@ -83,12 +87,22 @@ int stack_names_of(const struct profile *p, const struct profile_sample *s, unsi
 		const struct profile_location *l = profile_location(p, s->locs[i]);
 
 		if (l)
-			err = push_location(p, l, names, out);
+			err = push_location(p, l, flags, names, out);
+	}
+	if (!err && (flags & STACKS_FLAG_SYSCALL_LEAF)) {
+		const struct profile_label *sys = profile_sample_label(s, "syscall");
+		char buf[128];
+
+		if (sys && sys->str) {
+			snprintf(buf, sizeof(buf), "syscall:%s", sys->str);
+			err = push(out, names, buf);
+		}
 	}
 	return err;
 }
 
-int stacks_to_flame(const struct profile *p, int column, unsigned flags, struct flame *f)
+int stacks_to_flame(const struct profile *p, const struct profile_weight *w, unsigned flags,
+		    struct flame *f)
 {
 	struct stack_names names = { 0 };
 	struct strtab *tab = strtab_new();
@@ -97,12 +111,13 @@ int stacks_to_flame(const struct profile *p, int column, unsigned flags, struct 
 
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
+		int64_t v = profile_weight_of(w, s);
 
-		if (s->values[column] <= 0)
+		if (v <= 0)
 			continue;
-		err = stack_names_of(p, s, flags, tab, &names);
+		err = stack_names_of(p, s, flags | w->stack_flags, tab, &names);
 		if (!err)
-			err = flame_add(f, names.items, names.nr, s->values[column]);
+			err = flame_add(f, names.items, names.nr, v);
 	}
 	free(names.items);
 	strtab_free(tab);

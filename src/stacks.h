@@ -18,6 +18,8 @@
 enum stacks_flag {
 	STACKS_FLAG_PER_PID = 1 << 0,	/* first frame "comm-PID" instead of "comm" */
 	STACKS_FLAG_NO_COMM = 1 << 1,	/* no process frame at all */
+	STACKS_FLAG_SYSCALL_LEAF = 1 << 2,	/* no kernel frames; leaf "syscall:NAME"
+						 * from the sample's syscall label */
 };
 
 struct stack_names {
@@ -32,7 +34,13 @@ struct stack_names {
 int stack_names_of(const struct profile *p, const struct profile_sample *s, unsigned flags,
 		   struct strtab *names, struct stack_names *out);
 
-/* Add every sample of @p to @f, weighted by value column @column. 0 or -ENOMEM. */
-int stacks_to_flame(const struct profile *p, int column, unsigned flags, struct flame *f);
+struct profile_weight;
+
+/*
+ * Add every sample of @p with a positive weight @w to @f; @flags add to the
+ * weight's own. 0 or -ENOMEM.
+ */
+int stacks_to_flame(const struct profile *p, const struct profile_weight *w, unsigned flags,
+		    struct flame *f);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "src/pprof.h"
+#include "src/loadprof.h"
 #include "src/stacks.h"
 #include "tests/unit/check.h"
 
@@ -65,7 +66,9 @@ static char *folded_of(const struct profile *p, unsigned flags)
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	CHECK(stacks_to_flame(p, 0, flags, f) == 0);
+	struct profile_weight w = { .name = "samples", .cols = { 0 }, .nr_cols = 1 };
+
+	CHECK(stacks_to_flame(p, &w, flags, f) == 0);
 	CHECK(flame_write_folded(f, out) == 0);
 	fclose(out);
 	flame_free(f);

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Syscall and off-CPU collectors.
+ *
+ * syscall: sys_enter notes the start in the thread's task storage (no hash
+ * insert/delete per call); sys_exit counts every call in a per-CPU log2
+ * histogram per (tgid, syscall), and sends a slow one (>= cfg_syscall_min_ns)
+ * with its user stack, which at exit is the stack that made the call.
+ *
+ * offcpu: sched_switch notes when a target thread leaves the CPU and whether
+ * it was still runnable (preempted) or waiting (blocked), with its kernel
+ * stack; when it comes back the interval is charged. Inside a syscall with
+ * DWARF stacks the time is held until sys_exit, where the thread is current
+ * again and its user stack can be copied; elsewhere the frame-pointer user
+ * stack taken at switch-out is used.
+ *
+ * dump_in_flight, an iterator run once at stop, reports the syscalls and
+ * off-CPU intervals still open then, with their time so far.
+ */
+#include "ustack.bpf.h"
+
+#define MAX_ERRNO 4095
+#define TASK_RUNNING 0
+
+const volatile __u32 cfg_syscalls = 0;		/* --mode syscall */
+const volatile __u32 cfg_offcpu = 0;		/* --mode offcpu */
+const volatile __u64 cfg_syscall_min_ns = 1000000;
+const volatile __u64 cfg_offcpu_min_ns = 1000000;
+const volatile __u32 cfg_sys_filter_on = 0;	/* --syscalls given */
+const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR] = {};
+
+__u64 attach_ns = 0;	/* set by user space once everything is attached */
+__u64 stop_ns = 0;	/* set by user space before dump_in_flight runs */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct lp_task);
+} task_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384);	/* resized by user space before load */
+	__type(key, struct lp_sys_key);
+	__type(value, struct lp_sys_stat);
+} sys_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);	/* resized by user space before load */
+	__type(key, struct lp_timed_key);
+	__type(value, struct lp_timed_value);
+} timed_samples SEC(".maps");
+
+static __always_inline __u32 hist_slot(__u64 ns)
+{
+	__u64 us = ns / 1000;
+	__u32 slot = 0;
+
+	/* slot = floor(log2(us)) + 1, i.e. the bit length of us */
+	if (us >> 16) { us >>= 16; slot += 16; }
+	if (us >> 8) { us >>= 8; slot += 8; }
+	if (us >> 4) { us >>= 4; slot += 4; }
+	if (us >> 2) { us >>= 2; slot += 2; }
+	if (us >> 1) { us >>= 1; slot += 1; }
+	slot += us;
+	return slot < LP_HIST_SLOTS ? slot : LP_HIST_SLOTS - 1;
+}
+
+/* Count one call of @nr that took @ns (every call, slow or not). */
+static __always_inline void sys_account(__u32 tgid, __s32 nr, __u64 ns, bool error,
+					bool in_flight)
+{
+	struct lp_sys_key key = { .tgid = tgid, .nr = nr };
+	struct lp_sys_stat *st = bpf_map_lookup_elem(&sys_stats, &key);
+	__u32 slot;
+
+	if (!st) {
+		struct lp_sys_stat zero = {};
+
+		if (bpf_map_update_elem(&sys_stats, &key, &zero, BPF_NOEXIST) &&
+		    bpf_map_lookup_elem(&sys_stats, &key) == NULL) {
+			stat_inc(LP_STAT_SYS_STATS_DROPPED);
+			return;
+		}
+		st = bpf_map_lookup_elem(&sys_stats, &key);
+		if (!st)
+			return;
+	}
+	/* a per-CPU value: plain increments are safe */
+	st->count++;
+	st->total_ns += ns;
+	if (ns > st->max_ns)
+		st->max_ns = ns;
+	if (error)
+		st->errors++;
+	if (in_flight)
+		st->in_flight++;
+	slot = hist_slot(ns);
+	st->hist[slot & (LP_HIST_SLOTS - 1)]++;
+}
+
+/* Add to the in-kernel aggregation of frame-pointer timed samples. */
+static __always_inline void timed_add(struct lp_timed_key *key, __u64 latency_ns,
+				      __u64 blocked_ns, __u64 preempted_ns)
+{
+	struct lp_timed_value *v = bpf_map_lookup_elem(&timed_samples, key), zero = {};
+
+	if (!v) {
+		bpf_map_update_elem(&timed_samples, key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&timed_samples, key);
+		if (!v) {
+			stat_inc(LP_STAT_TIMED_DROPPED);
+			return;
+		}
+	}
+	if (latency_ns) {
+		__sync_fetch_and_add(&v->count, 1);
+		__sync_fetch_and_add(&v->latency_ns, latency_ns);
+		if (latency_ns > v->max_ns)
+			v->max_ns = latency_ns;	/* racy by design: a max, not a sum */
+	}
+	if (blocked_ns)
+		__sync_fetch_and_add(&v->blocked_ns, blocked_ns);
+	if (preempted_ns)
+		__sync_fetch_and_add(&v->preempted_ns, preempted_ns);
+}
+
+static __always_inline bool sys_traced(long nr)
+{
+	if (nr < 0)
+		return false;
+	if (!cfg_sys_filter_on)
+		return true;
+	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[nr & (LP_MAX_SYSCALL_NR - 1)];
+}
+
+static __always_inline int on_sys_enter(long nr)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct lp_task *t;
+
+	if (!current_target(tgid) || !sys_traced(nr))
+		return 0;
+	t = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		stat_inc(LP_STAT_TASK_STATE_FAILED);
+		return 0;
+	}
+	t->sys_nr = nr;
+	t->pend_blocked = 0;
+	t->pend_preempted = 0;
+	t->pend_max = 0;
+	t->pend_kstack = -ENOENT;
+	t->sys_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int on_sys_exit(void *ctx, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct lp_task *t = bpf_task_storage_get(&task_state, task, NULL, 0);
+	__u64 now, dur, latency;
+	struct lp_proc *proc;
+	__u32 tgid;
+	__s32 nr;
+
+	/* only targets have a start time: the target check, without a hash */
+	if (!t || !t->sys_start)
+		return 0;
+	now = bpf_ktime_get_ns();
+	dur = now - t->sys_start;
+	t->sys_start = 0;
+	nr = t->sys_nr;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (cfg_syscalls)
+		sys_account(tgid, nr, dur, ret < 0 && ret >= -MAX_ERRNO, false);
+	latency = cfg_syscalls && dur >= cfg_syscall_min_ns ? dur : 0;
+	if (!latency && !t->pend_blocked && !t->pend_preempted)
+		return 0;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!proc)
+		return 0;
+	if (cfg_unwind_dwarf) {
+		struct ustack_info info = {
+			.kind = LP_SAMPLE_SYSCALL,
+			.tgid = tgid,
+			.gen = proc->gen,
+			.kstack_id = t->pend_kstack,
+			.value = latency,
+			.blocked_ns = t->pend_blocked,
+			.preempted_ns = t->pend_preempted,
+			.nr = nr,
+		};
+
+		ustack_submit_task(&info, task, false);
+	} else {
+		/* frame pointers: off-CPU time was charged at switch-in already */
+		struct lp_timed_key key = {
+			.tgid = tgid,
+			.gen = proc->gen,
+			.kstack_id = -ENOENT,
+			.nr = nr,
+		};
+
+		key.ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		count_stackid_error(key.ustack_id, LP_STAT_USTACK_EEXIST, LP_STAT_USTACK_EFAULT,
+				    LP_STAT_USTACK_OTHER);
+		bpf_get_current_comm(key.comm, sizeof(key.comm));
+		timed_add(&key, latency, 0, 0);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long id)
+{
+	return on_sys_enter(id);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_sys_exit(ctx, ret);
+}
+
+/* Fallbacks for kernels where tp_btf cannot attach (user space picks one pair). */
+SEC("raw_tp/sys_enter")
+int raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_sys_enter(ctx->args[1]);
+}
+
+SEC("raw_tp/sys_exit")
+int raw_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_sys_exit(ctx, ctx->args[1]);
+}
+
+/* prev leaves the CPU: note when, why, and where (current is prev). */
+static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt,
+				       unsigned int prev_state)
+{
+	__u32 tgid = BPF_CORE_READ(prev, tgid);
+	struct lp_task *t;
+
+	if (!current_target(tgid) || (BPF_CORE_READ(prev, flags) & PF_KTHREAD))
+		return;
+	t = bpf_task_storage_get(&task_state, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		stat_inc(LP_STAT_TASK_STATE_FAILED);
+		return;
+	}
+	t->off_preempted = preempt || prev_state == TASK_RUNNING;
+	/* skip our own frames: the program and bpf_trace_run4 */
+	t->off_kstack = bpf_get_stackid(ctx, &stacks, 2 & BPF_F_SKIP_FIELD_MASK);
+	/* with DWARF, a syscall's user stack is copied at its sys_exit */
+	if (!cfg_unwind_dwarf || !t->sys_start)
+		t->off_ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	else
+		t->off_ustack = -ENOENT;
+	t->off_start = bpf_ktime_get_ns();
+}
+
+/* next comes back: charge the interval (current is still prev). */
+static __always_inline void offcpu_in(struct task_struct *next)
+{
+	struct lp_task *t = bpf_task_storage_get(&task_state, next, NULL, 0);
+	struct lp_timed_key key = {};
+	__u64 dur, blocked, preempted;
+	struct lp_proc *proc;
+
+	if (!t || !t->off_start)
+		return;
+	dur = bpf_ktime_get_ns() - t->off_start;
+	t->off_start = 0;
+	if (dur < cfg_offcpu_min_ns)
+		return;
+	blocked = t->off_preempted ? 0 : dur;
+	preempted = t->off_preempted ? dur : 0;
+	if (cfg_unwind_dwarf && t->sys_start) {
+		t->pend_blocked += blocked;
+		t->pend_preempted += preempted;
+		if (dur > t->pend_max) {
+			t->pend_max = dur;
+			t->pend_kstack = t->off_kstack;
+		}
+		return;
+	}
+	key.tgid = BPF_CORE_READ(next, tgid);
+	proc = bpf_map_lookup_elem(&procs, &key.tgid);
+	if (!proc)
+		return;
+	key.gen = proc->gen;
+	key.ustack_id = t->off_ustack;
+	key.kstack_id = t->off_kstack;
+	key.nr = t->sys_start ? t->sys_nr : -1;
+	bpf_probe_read_kernel_str(key.comm, sizeof(key.comm), next->comm);
+	timed_add(&key, 0, blocked, preempted);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	offcpu_out(ctx, prev, preempt, prev_state);
+	offcpu_in(next);
+	return 0;
+}
+
+/* Scratch state for a thread that was asleep in a syscall all along. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lp_task);
+} parked SEC(".maps");
+
+/*
+ * A target thread asleep in a syscall since before attach has no state: it
+ * never entered a syscall or left the CPU while we watched. Its registers
+ * say which syscall (orig_ax, as /proc/PID/syscall reads it); its time in
+ * the recording started at attach.
+ */
+static __always_inline struct lp_task *parked_since_attach(struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u32 zero = 0;
+	struct lp_task *t;
+	long nr;
+
+	if (task->__state == TASK_RUNNING || !regs || !attach_ns)
+		return NULL;
+	nr = BPF_CORE_READ(regs, orig_ax);
+	if (nr < 0 || nr >= LP_MAX_SYSCALL_NR)
+		return NULL;
+	t = bpf_map_lookup_elem(&parked, &zero);
+	if (!t)
+		return NULL;
+	__builtin_memset(t, 0, sizeof(*t));
+	t->sys_nr = nr;
+	t->pend_kstack = -ENOENT;
+	t->off_kstack = -ENOENT;
+	if (cfg_syscalls)
+		t->sys_start = attach_ns;
+	if (cfg_offcpu)
+		t->off_start = attach_ns;
+	return t;
+}
+
+/*
+ * Run once at stop, after the other programs are detached: every target
+ * thread still in a syscall or off CPU is reported with its time up to
+ * stop_ns, its user stack copied from its address space (hence sleepable).
+ */
+SEC("iter.s/task")
+int dump_in_flight(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct ustack_info info = { .nr = -1, .flags = LP_USTACK_IN_FLIGHT };
+	struct lp_proc *proc;
+	struct lp_task *t;
+	__u64 dur;
+
+	if (!task)
+		return 0;
+	info.tgid = task->tgid;
+	proc = bpf_map_lookup_elem(&procs, &info.tgid);
+	if (!proc)
+		return 0;
+	info.gen = proc->gen;
+	t = bpf_task_storage_get(&task_state, task, NULL, 0);
+	if (!t || (!t->sys_start && !t->off_start))
+		t = parked_since_attach(task);
+	if (!t)
+		return 0;
+	info.kind = LP_SAMPLE_OFFCPU;
+	info.kstack_id = -ENOENT;
+	if (t->sys_start && t->sys_start < stop_ns && sys_traced(t->sys_nr)) {
+		dur = stop_ns - t->sys_start;
+		info.kind = LP_SAMPLE_SYSCALL;
+		info.nr = t->sys_nr;
+		info.blocked_ns = t->pend_blocked;
+		info.preempted_ns = t->pend_preempted;
+		info.kstack_id = t->pend_kstack;
+		if (cfg_syscalls) {
+			sys_account(info.tgid, info.nr, dur, false, true);
+			if (dur >= cfg_syscall_min_ns)
+				info.value = dur;
+		}
+	}
+	if (cfg_offcpu && t->off_start && t->off_start < stop_ns) {
+		dur = stop_ns - t->off_start;
+		if (dur >= cfg_offcpu_min_ns) {
+			if (t->off_preempted)
+				info.preempted_ns += dur;
+			else
+				info.blocked_ns += dur;
+			info.kstack_id = t->off_kstack;
+		}
+	}
+	if (info.value || info.blocked_ns || info.preempted_ns)
+		ustack_submit_task(&info, task, true);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `export --format json` (see export_json.h and docs/formats.md). */
+#include "src/export_json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/syscalls.h"
+#include "src/sysstats.h"
+#include "src/util.h"
+
+#define JSON_VERSION 1
+
+/* @s as a JSON string: quotes, backslashes and control bytes escaped. */
+static void json_str(FILE *out, const char *s)
+{
+	const unsigned char *c;
+
+	fputc('"', out);
+	for (c = (const unsigned char *)(s ? s : ""); *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_metadata(FILE *out, const struct profile *p)
+{
+	size_t i;
+	int n = 0;
+
+	fputs("\"metadata\":{", out);
+	for (i = 0; i < p->meta.nr; i++) {
+		/* per-syscall statistics have their own section */
+		if (!strncmp(p->meta.items[i].key, "syscall.", 8))
+			continue;
+		fputs(n++ ? "," : "", out);
+		json_str(out, p->meta.items[i].key);
+		fputc(':', out);
+		json_str(out, p->meta.items[i].value);
+	}
+	fputs("}", out);
+}
+
+static void json_stacks(FILE *out, struct flame *f)
+{
+	const struct flame_stack *st = flame_stacks(f);
+	size_t i, j, n = flame_nr_stacks(f);
+
+	fputs(",\"stacks\":[", out);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n{\"frames\":[" : "\n{\"frames\":[", out);
+		for (j = 0; j < st[i].nr_frames; j++) {
+			fputs(j ? "," : "", out);
+			json_str(out, st[i].frames[j]);
+		}
+		fprintf(out, "],\"value\":%" PRIu64 "}", st[i].weight);
+	}
+	fputs("]", out);
+}
+
+static const char *proc_comm(const struct profile *p, uint32_t pid)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "proc.%" PRIu32 ".comm", pid);
+	return profile_get_meta(p, key);
+}
+
+static void json_syscall(FILE *out, const struct profile *p, const struct sys_stat *s)
+{
+	int nr = syscall_number(s->name);
+	uint64_t low, high;
+	unsigned int i;
+	int n = 0;
+
+	fprintf(out, "{\"pid\":%" PRIu32 ",\"comm\":", s->pid);
+	json_str(out, proc_comm(p, s->pid));
+	fputs(",\"name\":", out);
+	json_str(out, s->name);
+	fputs(",\"category\":", out);
+	json_str(out, syscall_category_name(nr >= 0 ? syscall_category(nr)
+						    : SYSCALL_CATEGORY_OTHER));
+	fprintf(out, ",\"count\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"total_ns\":%" PRIu64
+		",\"avg_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"in_flight\":%" PRIu64
+		",\"p50_ns\":%" PRIu64 ",\"p95_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 ",\"hist\":[",
+		s->count, s->errors, s->total_ns, s->count ? s->total_ns / s->count : 0,
+		s->max_ns, s->in_flight, sys_stat_quantile_ns(s, 0.50),
+		sys_stat_quantile_ns(s, 0.95), sys_stat_quantile_ns(s, 0.99));
+	for (i = 0; i < SYS_HIST_SLOTS; i++) {
+		if (!s->hist[i])
+			continue;
+		sys_hist_bucket_us(i, &low, &high);
+		fprintf(out, "%s{\"low_us\":%" PRIu64 ",\"high_us\":%" PRIu64 ",\"count\":%" PRIu64
+			"}", n++ ? "," : "", low, high, s->hist[i]);
+	}
+	fputs("]}", out);
+}
+
+static int json_syscalls(FILE *out, const struct profile *p)
+{
+	struct sys_stats st = { 0 };
+	size_t i;
+	int err = sys_stats_load(p, &st);
+
+	fputs(",\"syscalls\":[", out);
+	for (i = 0; !err && i < st.nr; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		json_syscall(out, p, &st.items[i]);
+	}
+	fputs("]", out);
+	free(st.items);
+	return err;
+}
+
+/* Off-CPU totals by state, from the samples' offcpu label. */
+static void json_offcpu(FILE *out, const struct profile *p)
+{
+	int col = profile_type_index(p, PROFILE_TYPE_OFFCPU);
+	uint64_t blocked = 0, preempted = 0;
+	size_t i;
+
+	for (i = 0; col >= 0 && i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+		const struct profile_label *l = profile_sample_label(s, "offcpu");
+
+		if (s->values[col] <= 0 || !l || !l->str)
+			continue;
+		if (!strcmp(l->str, "preempted"))
+			preempted += s->values[col];
+		else
+			blocked += s->values[col];
+	}
+	fprintf(out, ",\"offcpu\":{\"blocked_ns\":%" PRIu64 ",\"preempted_ns\":%" PRIu64 "}",
+		blocked, preempted);
+}
+
+int export_json(FILE *out, const struct profile *p, const struct profile_weight *w,
+		struct flame *f)
+{
+	int err;
+
+	fprintf(out, "{\"format\":\"latprof-json\",\"version\":%d,\"weight\":", JSON_VERSION);
+	json_str(out, w->name);
+	fputs(",\"unit\":", out);
+	json_str(out, w->unit);
+	fprintf(out, ",\"total\":%" PRIu64 ",\"time_ns\":%" PRId64 ",\"duration_ns\":%" PRId64
+		",", flame_total(f), p->time_ns, p->duration_ns);
+	json_metadata(out, p);
+	json_stacks(out, f);
+	err = json_syscalls(out, p);
+	json_offcpu(out, p);
+	fputs("}\n", out);
+	if (err)
+		return err;
+	return ferror(out) ? -EIO : 0;
+}

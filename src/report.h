@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* What the parts of `latprof report` share (report.c, report_sys.c). */
+#ifndef LATPROF_REPORT_H
+#define LATPROF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/profile.h"
+
+struct report_opts {
+	const char *weight;	/* NULL: chosen from the profile's columns */
+	const char *weight_unit;
+	unsigned int top;	/* rows per table */
+	unsigned int stacks;
+	bool color;
+};
+
+/* Escape sequences for headings ("" without colour). */
+const char *bold(const struct report_opts *o);
+const char *reset(const struct report_opts *o);
+
+/* Percentage of @part in @total, 0 for an empty total. */
+double pct(uint64_t part, uint64_t total);
+
+/* A duration in at most 6 characters: "1.23s", "45ms", "7.8us", "120ns". */
+void format_ns(char *buf, size_t size, uint64_t ns);
+
+/* Sections about syscalls and time off CPU; each prints nothing when the
+ * profile has no such data. 0 or -ENOMEM. */
+int report_time_breakdown(const struct report_opts *o, const struct profile *p);
+int report_syscalls(const struct report_opts *o, const struct profile *p);
+int report_slow_sites(const struct report_opts *o, const struct profile *p);
+
+#endif

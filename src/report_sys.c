@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The syscall and off-CPU sections of `latprof report`: where the target's
+ * time went (CPU, each syscall category, off CPU elsewhere), the syscall
+ * table with percentiles from the kernel's histograms, and the call sites
+ * of the slow syscalls.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/hashmap.h"
+#include "src/report.h"
+#include "src/stacks.h"
+#include "src/syscalls.h"
+#include "src/sysstats.h"
+#include "src/util.h"
+
+#define SITE_FRAMES 4	/* innermost frames that name a call site */
+#define SITE_WIDTH 54	/* columns for them */
+
+static enum syscall_category category_of(const char *name)
+{
+	int nr = syscall_number(name);
+
+	return nr >= 0 ? syscall_category(nr) : SYSCALL_CATEGORY_OTHER;
+}
+
+static void breakdown_line(const char *what, uint64_t ns, uint64_t total)
+{
+	char t[16];
+
+	format_ns(t, sizeof(t), ns);
+	printf("  %-34s %8s %6.1f%%\n", what, t, pct(ns, total));
+}
+
+/* Off-CPU time outside any syscall, by state. */
+static void offcpu_outside(const struct profile *p, uint64_t *blocked, uint64_t *preempted)
+{
+	int col = profile_type_index(p, PROFILE_TYPE_OFFCPU);
+	size_t i;
+
+	*blocked = *preempted = 0;
+	for (i = 0; col >= 0 && i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+		const struct profile_label *state = profile_sample_label(s, "offcpu");
+
+		if (s->values[col] <= 0 || profile_sample_label(s, "syscall"))
+			continue;
+		if (state && state->str && !strcmp(state->str, "preempted"))
+			*preempted += s->values[col];
+		else
+			*blocked += s->values[col];
+	}
+}
+
+int report_time_breakdown(const struct report_opts *o, const struct profile *p)
+{
+	uint64_t cat[SYSCALL_CATEGORY_NR] = { 0 }, cpu = 0, sys = 0, blocked, preempted, total;
+	int col = profile_type_index(p, PROFILE_TYPE_CPU);
+	struct sys_stats st = { 0 };
+	char what[64];
+	size_t i;
+	int err = sys_stats_load(p, &st);
+
+	if (err)
+		return err;
+	for (i = 0; col >= 0 && i < p->samples.nr; i++)
+		if (p->samples.items[i].values[col] > 0)
+			cpu += p->samples.items[i].values[col];
+	for (i = 0; i < st.nr; i++) {
+		cat[category_of(st.items[i].name)] += st.items[i].total_ns;
+		sys += st.items[i].total_ns;
+	}
+	offcpu_outside(p, &blocked, &preempted);
+	total = cpu + sys + blocked + preempted;
+	free(st.items);
+	if (!st.nr && profile_type_index(p, PROFILE_TYPE_OFFCPU) < 0)
+		return 0;	/* CPU alone: the rest of the report is about it */
+	printf("\n%sTime breakdown%s (all target threads, summed)\n", bold(o), reset(o));
+	if (col >= 0)
+		breakdown_line("on CPU (sampled)", cpu, total);
+	for (i = 0; i < SYSCALL_CATEGORY_NR; i++) {
+		if (!cat[i])
+			continue;
+		snprintf(what, sizeof(what), "in syscalls: %s", syscall_category_name(i));
+		breakdown_line(what, cat[i], total);
+	}
+	if (profile_type_index(p, PROFILE_TYPE_OFFCPU) >= 0) {
+		breakdown_line("off CPU outside syscalls: blocked", blocked, total);
+		breakdown_line("off CPU outside syscalls: preempted", preempted, total);
+	}
+	if (col >= 0 && st.nr)
+		printf("  (syscall time includes the kernel CPU time that sampling also sees)\n");
+	return 0;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct sys_stat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* Merge per-process statistics into one row per syscall. */
+static int merge_by_name(struct sys_stats *in, struct sys_stats *out)
+{
+	struct hashmap idx = { 0 };
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; !err && i < in->nr; i++) {
+		const struct sys_stat *s = &in->items[i];
+		uint64_t k = HASHMAP_TO_NUM(hashmap_get(&idx, NULL, syscall_number(s->name), 0));
+
+		/* unnamed syscalls have no number: each keeps its own row */
+		if (k && syscall_number(s->name) >= 0) {
+			sys_stat_merge(&out->items[k - 1], s);
+			continue;
+		}
+		if (array_grow(out, out->nr + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		j = out->nr++;
+		out->items[j] = *s;
+		out->items[j].pid = 0;
+		if (syscall_number(s->name) >= 0)
+			err = hashmap_put(&idx, NULL, syscall_number(s->name), 0,
+					  HASHMAP_NUM(j + 1));
+	}
+	hashmap_release(&idx);
+	return err;
+}
+
+int report_syscalls(const struct report_opts *o, const struct profile *p)
+{
+	struct sys_stats st = { 0 }, rows = { 0 };
+	uint64_t calls = 0, errors = 0, in_flight = 0;
+	char t[6][16];
+	size_t i;
+	int err = sys_stats_load(p, &st);
+
+	if (!err)
+		err = merge_by_name(&st, &rows);
+	if (err || !rows.nr)
+		goto out;
+	qsort(rows.items, rows.nr, sizeof(*rows.items), cmp_total);
+	printf("\n%sSyscalls%s (every call; percentiles from log2 histograms)\n", bold(o),
+	       reset(o));
+	printf("  %-14s %-7s %7s %5s %6s %6s %6s %6s %6s %6s\n", "syscall", "class", "count",
+	       "errs", "total", "avg", "p50", "p95", "p99", "max");
+	for (i = 0; i < rows.nr; i++) {
+		const struct sys_stat *s = &rows.items[i];
+
+		calls += s->count;
+		errors += s->errors;
+		in_flight += s->in_flight;
+		if (i >= o->top)
+			continue;
+		format_ns(t[0], sizeof(t[0]), s->total_ns);
+		format_ns(t[1], sizeof(t[1]), s->count ? s->total_ns / s->count : 0);
+		format_ns(t[2], sizeof(t[2]), sys_stat_quantile_ns(s, 0.50));
+		format_ns(t[3], sizeof(t[3]), sys_stat_quantile_ns(s, 0.95));
+		format_ns(t[4], sizeof(t[4]), sys_stat_quantile_ns(s, 0.99));
+		format_ns(t[5], sizeof(t[5]), s->max_ns);
+		printf("  %-14.14s %-7.7s %7" PRIu64 " %5" PRIu64 " %6s %6s %6s %6s %6s %6s\n",
+		       s->name, syscall_category_name(category_of(s->name)), s->count, s->errors,
+		       t[0], t[1], t[2], t[3], t[4], t[5]);
+	}
+	if (rows.nr > o->top)
+		printf("  ... %zu more syscalls\n", rows.nr - o->top);
+	printf("  %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " in flight at stop\n", calls,
+	       errors, in_flight);
+out:
+	free(st.items);
+	free(rows.items);
+	return err;
+}
+
+struct site {
+	const char *name;	/* interned */
+	uint64_t total_ns, calls, max_ns;
+};
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * "syscall:read\tmain;wait_on_pipe;read": the syscall, then the innermost
+ * user frames of @st, as many of SITE_FRAMES as fit in SITE_WIDTH.
+ */
+static void site_name(const struct stack_names *st, char *buf, size_t size)
+{
+	size_t n = st->nr, first, len = 0, i;
+
+	if (n && !strncmp(st->items[n - 1], "syscall:", 8))
+		n--;
+	first = n;
+	while (first > 0 && n - first < SITE_FRAMES &&
+	       len + strlen(st->items[first - 1]) + 1 <= SITE_WIDTH) {
+		first--;
+		len += strlen(st->items[first]) + 1;
+	}
+	if (first == n && n)	/* one frame longer than the width: show it cut */
+		first--;
+	len = snprintf(buf, size, "%s\t", n < st->nr ? st->items[n] : "syscall:?");
+	for (i = first; i < n && len + 1 < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i > first ? ";" : "", st->items[i]);
+}
+
+struct site_table {
+	struct site *items;
+	size_t nr, alloc;
+	struct hashmap idx;	/* name -> index + 1 */
+};
+
+static struct site *site_get(struct site_table *t, const char *name)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&t->idx, name, 0, 0));
+
+	if (i)
+		return &t->items[i - 1];
+	if (array_grow(t, t->nr + 1) || hashmap_put(&t->idx, name, 0, 0, HASHMAP_NUM(t->nr + 1)))
+		return NULL;
+	t->items[t->nr] = (struct site){ .name = name };
+	return &t->items[t->nr++];
+}
+
+static int collect_sites(const struct profile *p, int lat, int calls, struct strtab *names,
+			 struct site_table *t)
+{
+	struct stack_names st = { 0 };
+	char buf[512];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+		const struct profile_label *max = profile_sample_label(s, "max_ns");
+		struct site *site;
+
+		if (s->values[lat] <= 0)
+			continue;
+		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | STACKS_FLAG_SYSCALL_LEAF, names,
+				     &st);
+		if (err)
+			break;
+		site_name(&st, buf, sizeof(buf));
+		site = site_get(t, strtab_intern(names, buf));
+		if (!site || !site->name) {
+			err = -ENOMEM;
+			break;
+		}
+		site->total_ns += s->values[lat];
+		site->calls += calls >= 0 && s->values[calls] > 0 ? s->values[calls] : 0;
+		if (max && !max->str && (uint64_t)max->num > site->max_ns)
+			site->max_ns = max->num;
+	}
+	free(st.items);
+	return err;
+}
+
+int report_slow_sites(const struct report_opts *o, const struct profile *p)
+{
+	int lat = profile_type_index(p, PROFILE_TYPE_LATENCY);
+	int calls = profile_type_index(p, PROFILE_TYPE_SYSCALLS);
+	struct strtab *names;
+	struct site_table t = { 0 };
+	uint64_t total = 0, top_total = 0;
+	char tot[16], max[16];
+	size_t i, len;
+	int err;
+
+	if (lat < 0)
+		return 0;
+	names = strtab_new();
+	if (!names)
+		return -ENOMEM;
+	err = collect_sites(p, lat, calls, names, &t);
+	if (err)
+		goto out;
+	printf("\n%sSlow call sites%s (syscalls >= %s us, innermost frames)\n", bold(o), reset(o),
+	       profile_get_meta(p, "min_duration_us") ? profile_get_meta(p, "min_duration_us")
+						      : "?");
+	if (!t.nr)
+		printf("  none: no syscall reached the threshold\n");
+	else
+		printf("  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
+	for (i = 0; i < t.nr; i++)
+		total += t.items[i].total_ns;
+	/* sorting moves the sites: the name index is of no use afterwards */
+	qsort(t.items, t.nr, sizeof(*t.items), cmp_site);
+	for (i = 0; i < t.nr && i < o->top; i++) {
+		const char *name = t.items[i].name;
+
+		top_total += t.items[i].total_ns;
+		format_ns(tot, sizeof(tot), t.items[i].total_ns);
+		format_ns(max, sizeof(max), t.items[i].max_ns);
+		len = strcspn(name, "\t");
+		printf("  %7s %7" PRIu64 " %6s  %.*s\n  %24s%.*s\n", tot, t.items[i].calls, max,
+		       (int)len, name, "", SITE_WIDTH, name[len] ? name + len + 1 : "");
+	}
+	if (t.nr > o->top)
+		printf("  ... %zu more sites, %.1f%% of the slow time in the top %u\n", t.nr - o->top,
+		       pct(top_total, total), o->top);
+out:
+	free(t.items);
+	hashmap_release(&t.idx);
+	strtab_free(names);
+	return err;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Per-(process, syscall) statistics: count, errors, total, max, calls still
+ * in flight at stop, and a log2 latency histogram in microseconds, as the
+ * kernel collected them. Stored in a profile as metadata
+ * "syscall.PID.NAME" = "count=N errors=N total_ns=N max_ns=N in_flight=N
+ * hist=SLOT:COUNT,..." (docs/formats.md). Percentiles interpolate inside a
+ * bucket.
+ */
+#ifndef LATPROF_SYSSTATS_H
+#define LATPROF_SYSSTATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/profile.h"
+
+/* hist[0]: under 1 us; hist[i]: [2^(i-1), 2^i) us; the last slot is open-ended. */
+#define SYS_HIST_SLOTS 32
+#define SYS_NAME_LEN 32
+
+struct sys_stat {
+	uint32_t pid;
+	char name[SYS_NAME_LEN];	/* "read", or "syscall_NNN" when unnamed */
+	uint64_t count, errors, total_ns, max_ns, in_flight;
+	uint64_t hist[SYS_HIST_SLOTS];
+};
+
+struct sys_stats {
+	struct sys_stat *items;
+	size_t nr, alloc;
+};
+
+/* The name of syscall @nr as stored ("read", "syscall_451"). */
+void sys_stat_name(int nr, char *buf, size_t size);
+
+/* Store @s in @p's metadata. 0 or -ENOMEM. */
+int sys_stat_store(struct profile *p, const struct sys_stat *s);
+
+/*
+ * Read every "syscall.*" metadata entry of @p into @out (appended; free
+ * out->items). Malformed entries are skipped. 0 or -ENOMEM.
+ */
+int sys_stats_load(const struct profile *p, struct sys_stats *out);
+
+/* Add @from's counts into @into (for totals over processes). */
+void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from);
+
+/* Bounds of histogram slot @slot in microseconds: [*low, *high). */
+void sys_hist_bucket_us(unsigned int slot, uint64_t *low, uint64_t *high);
+
+/*
+ * The @q quantile (0 < q <= 1) in nanoseconds, interpolated linearly inside
+ * its bucket and capped at max_ns; 0 when there are no calls.
+ */
+uint64_t sys_stat_quantile_ns(const struct sys_stat *s, double q);
+
+#endif
