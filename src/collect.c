@@ -78,6 +78,7 @@ struct collect {
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
 	bool raw_tp;			/* ... as raw_tp (tp_btf failed) */
 	bool in_flight_done;
+	pid_t command_pid;		/* generation 0 of it is latprof's fork */
 	uint64_t in_flight_reported;
 	unsigned int freq_hz;
 	bool verbose;
@@ -293,6 +294,7 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->mode_offcpu = o->mode_offcpu;
 	/* off-CPU time inside a syscall waits for sys_exit to copy the stack */
 	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf);
+	c->raw_tp = o->raw_tp;
 	c->ustacks = stackagg_new();
 	if (!c->ustacks)
 		goto fail;
@@ -324,6 +326,12 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 fail:
 	collect_free(c);
 	return NULL;
+}
+
+int collect_add_command(struct collect *c, pid_t pid)
+{
+	c->command_pid = pid;
+	return collect_add_pid(c, pid);
 }
 
 int collect_add_pid(struct collect *c, pid_t pid)
@@ -727,9 +735,12 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 static int builder_sample(struct builder *b, const struct builder_cols *cols,
 			  const struct sample_in *in)
 {
-	struct sym_process *proc = builder_process(b, in->tgid, in->gen);
+	struct sym_process *proc;
 	int err;
 
+	if (in->tgid == (uint32_t)b->c->command_pid && in->gen == 0)
+		return 0;	/* the held child before exec: latprof's own */
+	proc = builder_process(b, in->tgid, in->gen);
 	if (!proc && (in->ustack_id >= 0 || in->nr_upcs))
 		b->vanished_samples += in->cpu_samples;
 	b->locs.nr = 0;
@@ -947,6 +958,11 @@ static int builder_columns(struct builder *b, struct builder_cols *cols)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+bool collect_raw_tp(const struct collect *c)
+{
+	return c->raw_tp;
 }
 
 int collect_build_profile(struct collect *c, struct profile *p)

@@ -45,6 +45,7 @@ struct collect_opts {
 	uint32_t stack_size;		/* bytes of user stack copied (dwarf) */
 	uint32_t ustack_ring_bytes;	/* ring buffer for copied stacks */
 	bool verbose;			/* libbpf warnings and debug output */
+	bool raw_tp;			/* syscall hooks as raw_tp, not tp_btf */
 };
 
 struct collect_stats {
@@ -62,8 +63,15 @@ struct collect;
 struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sym, int *err,
 			     const char **why);
 
-/* Make @pid a target (e.g. a started command, before its release). 0 or -errno. */
+/* Make @pid a target. 0 or -errno. */
 int collect_add_pid(struct collect *c, pid_t pid);
+
+/*
+ * Make @pid, a command latprof forked and holds until attached, a target.
+ * What it does before its exec (waiting for the release) is latprof's, not
+ * the command's, and is left out of the profile. 0 or -errno.
+ */
+int collect_add_command(struct collect *c, pid_t pid);
 
 /* Attach all programs and start sampling on every online CPU. 0 or -errno. */
 int collect_attach(struct collect *c);
@@ -77,6 +85,9 @@ int collect_poll(struct collect *c, int timeout_ms);
  * Idempotent.
  */
 void collect_detach(struct collect *c);
+
+/* Were the syscall hooks attached as raw_tp (tp_btf failed or was refused)? */
+bool collect_raw_tp(const struct collect *c);
 
 /* Loss and progress counters. Cannot fail. */
 void collect_get_stats(struct collect *c, struct collect_stats *st);

@@ -19,6 +19,7 @@
 #include "src/collect.h"
 #include "src/pprof.h"
 #include "src/syscalls.h"
+#include "src/sysstats.h"
 #include "src/target.h"
 #include "src/util.h"
 #include "src/verbs.h"
@@ -503,6 +504,8 @@ static int open_session(struct record_run *r)
 		.ustack_ring_bytes = r->o->unwind_dwarf ? 4 * 1024 * 1024 :
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
+		/* the fallback for kernels without tp_btf, forced to test it */
+		.raw_tp = getenv("LATPROF_RAW_TP") != NULL,
 	};
 	const char *why;
 	int err;
@@ -520,7 +523,7 @@ static int open_session(struct record_run *r)
 	if (r->o->command) {
 		err = start_command(r);
 		if (!err)
-			err = collect_add_pid(r->col, r->child.pid);
+			err = collect_add_command(r->col, r->child.pid);
 		if (err)
 			return err;
 	}
@@ -559,6 +562,8 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 		err = profile_set_meta(p, "unwind", r->o->unwind_dwarf ? "dwarf" : "fp");
 	if (!err)
 		err = profile_set_meta(p, "mode", r->o->mode);
+	if (!err && (r->o->mode_syscall || r->o->mode_offcpu))
+		err = profile_set_meta(p, "syscall_hooks", collect_raw_tp(r->col) ? "raw_tp" : "tp_btf");
 	if (!err && r->o->mode_syscall)
 		err = profile_set_meta_u64(p, "min_duration_us", r->o->min_duration_us);
 	if (!err && r->o->mode_offcpu)
@@ -573,18 +578,41 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 	return err;
 }
 
+/* ", 1234 syscalls (20 slow)" when the syscall collector ran, else "". */
+static void syscall_summary(const struct profile *p, char *buf, size_t size)
+{
+	int col = profile_type_index(p, PROFILE_TYPE_SYSCALLS);
+	struct sys_stats st = { 0 };
+	uint64_t calls = 0, slow = 0;
+	size_t i;
+
+	buf[0] = 0;
+	if (col < 0 || sys_stats_load(p, &st))
+		goto out;
+	for (i = 0; i < st.nr; i++)
+		calls += st.items[i].count;
+	for (i = 0; i < p->samples.nr; i++)
+		if (p->samples.items[i].values[col] > 0)
+			slow += p->samples.items[i].values[col];
+	snprintf(buf, size, ", %llu syscalls (%llu slow)", (unsigned long long)calls,
+		 (unsigned long long)slow);
+out:
+	free(st.items);
+}
+
 static void print_summary(struct record_run *r, const struct profile *p)
 {
 	uint64_t samples = profile_get_meta_u64(p, "count.samples"), lost = 0;
+	uint64_t procs = profile_get_meta_u64(p, "count.processes");
+	char sys[96];
 	size_t i;
 
 	for (i = 0; i < p->meta.nr; i++)
 		if (!strncmp(p->meta.items[i].key, "lost.", 5))
 			lost += profile_get_meta_u64(p, p->meta.items[i].key);
-	uint64_t procs = profile_get_meta_u64(p, "count.processes");
-
-	pr_info("wrote %s: %llu samples in %.2f s, %llu process%s, %llu lost%s",
-		r->o->output, (unsigned long long)samples, p->duration_ns / 1e9,
+	syscall_summary(p, sys, sizeof(sys));
+	pr_info("wrote %s: %llu samples%s in %.2f s, %llu process%s, %llu lost%s",
+		r->o->output, (unsigned long long)samples, sys, p->duration_ns / 1e9,
 		(unsigned long long)procs, procs == 1 ? "" : "es",
 		(unsigned long long)lost, lost ? " (see 'latprof report')" : "");
 	if (!r->have_child || r->child_status == -1)
