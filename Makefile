@@ -174,7 +174,9 @@ demo: latprof $(BUILD)/examples/demo_work
 	./latprof record -F 499 -o $(BUILD)/demo.pb.gz -- $(BUILD)/examples/demo_work
 	./latprof report $(BUILD)/demo.pb.gz
 	./latprof export $(BUILD)/demo.pb.gz --format folded -o $(BUILD)/demo.folded
-	@echo "folded stacks: $(BUILD)/demo.folded"
+	./latprof export $(BUILD)/demo.pb.gz --format folded --weight latency \
+		-o $(BUILD)/demo-latency.folded
+	@echo "folded stacks: $(BUILD)/demo.folded (CPU), $(BUILD)/demo-latency.folded (slow syscalls)"
 
 bench: latprof $(FIXTURE_BINS)
 	bench/cpu_overhead.sh

@@ -123,6 +123,7 @@ struct lp_sys_stat {
 	__u64 max_ns;
 	__u64 in_flight;	/* counted at stop, with their time so far */
 	__u64 hist[LP_HIST_SLOTS];
+	__u64 hist_ns[LP_HIST_SLOTS];	/* summed duration per slot: its mean */
 };
 
 /* Per-thread state of the syscall and off-CPU collectors (task storage). */

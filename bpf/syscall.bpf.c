@@ -68,6 +68,8 @@ static __always_inline __u32 hist_slot(__u64 ns)
 	return slot < LP_HIST_SLOTS ? slot : LP_HIST_SLOTS - 1;
 }
 
+static const struct lp_sys_stat zero_stat;	/* too big for the BPF stack */
+
 /* Count one call of @nr that took @ns (every call, slow or not). */
 static __always_inline void sys_account(__u32 tgid, __s32 nr, __u64 ns, bool error,
 					bool in_flight)
@@ -77,9 +79,7 @@ static __always_inline void sys_account(__u32 tgid, __s32 nr, __u64 ns, bool err
 	__u32 slot;
 
 	if (!st) {
-		struct lp_sys_stat zero = {};
-
-		if (bpf_map_update_elem(&sys_stats, &key, &zero, BPF_NOEXIST) &&
+		if (bpf_map_update_elem(&sys_stats, &key, &zero_stat, BPF_NOEXIST) &&
 		    bpf_map_lookup_elem(&sys_stats, &key) == NULL) {
 			stat_inc(LP_STAT_SYS_STATS_DROPPED);
 			return;
@@ -97,8 +97,9 @@ static __always_inline void sys_account(__u32 tgid, __s32 nr, __u64 ns, bool err
 		st->errors++;
 	if (in_flight)
 		st->in_flight++;
-	slot = hist_slot(ns);
-	st->hist[slot & (LP_HIST_SLOTS - 1)]++;
+	slot = hist_slot(ns) & (LP_HIST_SLOTS - 1);
+	st->hist[slot]++;
+	st->hist_ns[slot] += ns;
 }
 
 /* Add to the in-kernel aggregation of frame-pointer timed samples. */

@@ -868,8 +868,10 @@ static int builder_sys_stats(struct builder *b)
 			st.in_flight += vals[i].in_flight;
 			if (vals[i].max_ns > st.max_ns)
 				st.max_ns = vals[i].max_ns;
-			for (j = 0; j < LP_HIST_SLOTS; j++)
+			for (j = 0; j < LP_HIST_SLOTS; j++) {
 				st.hist[j] += vals[i].hist[j];
+				st.hist_ns[j] += vals[i].hist_ns[j];
+			}
 		}
 		err = sys_stat_store(b->p, &st);
 	}

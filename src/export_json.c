@@ -98,7 +98,8 @@ static void json_syscall(FILE *out, const struct profile *p, const struct sys_st
 			continue;
 		sys_hist_bucket_us(i, &low, &high);
 		fprintf(out, "%s{\"low_us\":%" PRIu64 ",\"high_us\":%" PRIu64 ",\"count\":%" PRIu64
-			"}", n++ ? "," : "", low, high, s->hist[i]);
+			",\"sum_ns\":%" PRIu64 "}", n++ ? "," : "", low, high, s->hist[i],
+			s->hist_ns[i]);
 	}
 	fputs("]}", out);
 }

@@ -150,9 +150,9 @@ int report_syscalls(const struct report_opts *o, const struct profile *p)
 	if (err || !rows.nr)
 		goto out;
 	qsort(rows.items, rows.nr, sizeof(*rows.items), cmp_total);
-	printf("\n%sSyscalls%s (every call; percentiles from log2 histograms)\n", bold(o),
+	printf("\n%sSyscalls%s (every call; percentiles: mean of their log2 bucket)\n", bold(o),
 	       reset(o));
-	printf("  %-14s %-7s %7s %5s %6s %6s %6s %6s %6s %6s\n", "syscall", "class", "count",
+	printf("  %-15s %-7s %8s %6s %5s %5s %5s %5s %5s %5s\n", "syscall", "class", "count",
 	       "errs", "total", "avg", "p50", "p95", "p99", "max");
 	for (i = 0; i < rows.nr; i++) {
 		const struct sys_stat *s = &rows.items[i];
@@ -168,7 +168,7 @@ int report_syscalls(const struct report_opts *o, const struct profile *p)
 		format_ns(t[3], sizeof(t[3]), sys_stat_quantile_ns(s, 0.95));
 		format_ns(t[4], sizeof(t[4]), sys_stat_quantile_ns(s, 0.99));
 		format_ns(t[5], sizeof(t[5]), s->max_ns);
-		printf("  %-14.14s %-7.7s %7" PRIu64 " %5" PRIu64 " %6s %6s %6s %6s %6s %6s\n",
+		printf("  %-15.15s %-7.7s %8" PRIu64 " %6" PRIu64 " %5s %5s %5s %5s %5s %5s\n",
 		       s->name, syscall_category_name(category_of(s->name)), s->count, s->errors,
 		       t[0], t[1], t[2], t[3], t[4], t[5]);
 	}

@@ -38,7 +38,8 @@ int sys_stat_store(struct profile *p, const struct sys_stat *s)
 		s->in_flight);
 	for (i = 0; i < SYS_HIST_SLOTS; i++)
 		if (s->hist[i])
-			fprintf(f, "%s%u:%" PRIu64, n++ ? "," : "", i, s->hist[i]);
+			fprintf(f, "%s%u:%" PRIu64 ":%" PRIu64, n++ ? "," : "", i, s->hist[i],
+				s->hist_ns[i]);
 	if (fclose(f))
 		return -ENOMEM;
 	snprintf(key, sizeof(key), META_PREFIX "%" PRIu32 ".%s", s->pid, s->name);
@@ -47,19 +48,26 @@ int sys_stat_store(struct profile *p, const struct sys_stat *s)
 	return err;
 }
 
-/* "SLOT:COUNT,..." into s->hist; -EINVAL when malformed. */
+/* "SLOT:COUNT[:SUM_NS],..." into s->hist; -EINVAL when malformed. */
 static int parse_hist(const char *v, struct sys_stat *s)
 {
 	unsigned int slot;
-	uint64_t count;
+	uint64_t count, sum;
 	int used;
 
 	while (*v) {
 		if (sscanf(v, "%u:%" SCNu64 "%n", &slot, &count, &used) != 2 ||
 		    slot >= SYS_HIST_SLOTS)
 			return -EINVAL;
-		s->hist[slot] = count;
 		v += used;
+		sum = 0;
+		if (*v == ':') {
+			if (sscanf(v + 1, "%" SCNu64 "%n", &sum, &used) != 1)
+				return -EINVAL;
+			v += 1 + used;
+		}
+		s->hist[slot] = count;
+		s->hist_ns[slot] = sum;
 		if (*v == ',')
 			v++;
 		else if (*v)
@@ -119,8 +127,10 @@ void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from)
 	into->in_flight += from->in_flight;
 	if (from->max_ns > into->max_ns)
 		into->max_ns = from->max_ns;
-	for (i = 0; i < SYS_HIST_SLOTS; i++)
+	for (i = 0; i < SYS_HIST_SLOTS; i++) {
 		into->hist[i] += from->hist[i];
+		into->hist_ns[i] += from->hist_ns[i];
+	}
 }
 
 void sys_hist_bucket_us(unsigned int slot, uint64_t *low, uint64_t *high)
@@ -139,6 +149,8 @@ uint64_t sys_stat_quantile_ns(const struct sys_stat *s, double q)
 		total += s->hist[i];
 	if (!total || q <= 0)
 		return 0;
+	if (q >= 1 && s->max_ns)
+		return s->max_ns;
 	rank = q >= 1 ? total : q * total;
 	for (i = 0; i < SYS_HIST_SLOTS; i++) {
 		if (!s->hist[i] || seen + s->hist[i] < rank) {
@@ -146,13 +158,19 @@ uint64_t sys_stat_quantile_ns(const struct sys_stat *s, double q)
 			continue;
 		}
 		sys_hist_bucket_us(i, &low, &high);
-		frac = (rank - seen) / s->hist[i];
-		ns = (uint64_t)((low + frac * (high - low)) * 1000.0);
+		if (s->hist_ns[i]) {
+			ns = s->hist_ns[i] / s->hist[i];
+		} else {
+			frac = (rank - seen) / s->hist[i];
+			ns = (uint64_t)((low + frac * (high - low)) * 1000.0);
+		}
 		if (i == SYS_HIST_SLOTS - 1 || (s->max_ns && ns > s->max_ns))
 			ns = s->max_ns > low * 1000 ? s->max_ns : low * 1000;
 		/* stay inside the bucket: its upper bound is exclusive */
 		if (ns >= high * 1000 && i != SYS_HIST_SLOTS - 1)
 			ns = high * 1000 - 1;
+		if (ns < low * 1000)
+			ns = low * 1000;
 		return ns;
 	}
 	return s->max_ns;

@@ -4,8 +4,8 @@
  * in flight at stop, and a log2 latency histogram in microseconds, as the
  * kernel collected them. Stored in a profile as metadata
  * "syscall.PID.NAME" = "count=N errors=N total_ns=N max_ns=N in_flight=N
- * hist=SLOT:COUNT,..." (docs/formats.md). Percentiles interpolate inside a
- * bucket.
+ * hist=SLOT:COUNT:SUM_NS,..." (docs/formats.md). A percentile is the mean of
+ * the bucket that holds it (each bucket keeps the sum of its calls).
  */
 #ifndef LATPROF_SYSSTATS_H
 #define LATPROF_SYSSTATS_H
@@ -24,6 +24,7 @@ struct sys_stat {
 	char name[SYS_NAME_LEN];	/* "read", or "syscall_NNN" when unnamed */
 	uint64_t count, errors, total_ns, max_ns, in_flight;
 	uint64_t hist[SYS_HIST_SLOTS];
+	uint64_t hist_ns[SYS_HIST_SLOTS];	/* summed duration of each bucket */
 };
 
 struct sys_stats {
@@ -50,8 +51,10 @@ void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from);
 void sys_hist_bucket_us(unsigned int slot, uint64_t *low, uint64_t *high);
 
 /*
- * The @q quantile (0 < q <= 1) in nanoseconds, interpolated linearly inside
- * its bucket and capped at max_ns; 0 when there are no calls.
+ * The @q quantile (0 < q <= 1) in nanoseconds: the mean of the bucket that
+ * holds rank q x count (interpolated inside the bucket when its sum is
+ * unknown), within the bucket's bounds and at most max_ns; 0 when there are
+ * no calls.
  */
 uint64_t sys_stat_quantile_ns(const struct sys_stat *s, double q);
 

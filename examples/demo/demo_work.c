@@ -3,13 +3,19 @@
  * The demo workload of `make demo`: a toy request loop whose CPU time splits
  * roughly 50/30/20 between parsing, hashing and sorting, plus a worker
  * process it forks, so the profile shows several functions and two processes.
- * Runs about 2 seconds of CPU.
+ * Runs about 2 seconds of CPU. Each request also waits ~4 ms for a backend
+ * process to answer over a pipe (a blocking read() in query_backend: 100
+ * requests, ~0.4 s under syscall:read), and every tenth request appends to
+ * a log file and fdatasync()s it.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+static int to_backend[2], from_backend[2];
 
 static volatile uint64_t sink;
 
@@ -54,11 +60,43 @@ __attribute__((noinline)) static void sort_results(unsigned int units)
 	free(v);
 }
 
-__attribute__((noinline)) static void handle_request(void)
+/* Ask the backend and block until it answers (~4 ms). */
+__attribute__((noinline)) static void query_backend(void)
+{
+	char c = 'q';
+
+	if (write(to_backend[1], &c, 1) != 1 || read(from_backend[0], &c, 1) != 1)
+		exit(1);
+}
+
+__attribute__((noinline)) static void write_log(FILE *log, int i)
+{
+	fprintf(log, "request %d done\n", i);
+	fflush(log);
+	fdatasync(fileno(log));
+}
+
+__attribute__((noinline)) static void handle_request(FILE *log, int i)
 {
 	parse_request(5);
+	query_backend();
 	hash_payload(3);
 	sort_results(10);
+	if (log && i % 10 == 0)
+		write_log(log, i);
+}
+
+/* The backend: answer each request after 4 ms, until the pipe closes. */
+__attribute__((noinline)) static void backend(void)
+{
+	struct timespec ts = { 0, 4000000 };
+	char c;
+
+	while (read(to_backend[0], &c, 1) == 1) {
+		nanosleep(&ts, NULL);
+		if (write(from_backend[1], &c, 1) != 1)
+			break;
+	}
 }
 
 __attribute__((noinline)) static void background_worker(void)
@@ -69,16 +107,34 @@ __attribute__((noinline)) static void background_worker(void)
 
 int main(void)
 {
-	pid_t pid = fork();
+	char path[] = "/tmp/latprof-demo-log.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *log = fd >= 0 ? fdopen(fd, "w") : NULL;
+	pid_t pid, be;
 
+	if (pipe(to_backend) || pipe(from_backend))
+		return 1;
+	be = fork();
+	if (be == 0) {
+		close(to_backend[1]);
+		backend();
+		_exit(0);
+	}
+	pid = fork();
 	if (pid == 0) {
 		background_worker();
 		_exit(0);
 	}
 	for (int i = 0; i < 100; i++)
-		handle_request();
+		handle_request(log, i);
+	close(to_backend[1]);
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
+	if (be > 0)
+		waitpid(be, NULL, 0);
+	if (log)
+		fclose(log);
+	unlink(path);
 	printf("demo_work: handled 100 requests\n");
 	return 0;
 }

@@ -19,7 +19,9 @@ static struct sys_stat pipe_reads(void)
 			      .total_ns = 1000000000ULL + 900, .max_ns = 50400000 };
 
 	s.hist[16] = 20;
+	s.hist_ns[16] = 1000000000ULL;	/* mean 50 ms */
 	s.hist[0] = 1;	/* one fast read that failed */
+	s.hist_ns[0] = 900;
 	return s;
 }
 
@@ -41,12 +43,15 @@ static void test_quantiles(void)
 	uint64_t p50 = sys_stat_quantile_ns(&s, 0.5), p99 = sys_stat_quantile_ns(&s, 0.99);
 
 	CHECK(p50 >= 32768000 && p50 < 65536000);
+	CHECK(p50 == 50000000);				/* the bucket's mean */
 	CHECK(p99 >= p50 && p99 <= s.max_ns);		/* capped at the maximum */
 	CHECK(sys_stat_quantile_ns(&s, 1.0) == s.max_ns);
 	CHECK(sys_stat_quantile_ns(&s, 0.01) < 1000);	/* the fast one */
 	CHECK(sys_stat_quantile_ns(&empty, 0.5) == 0);
-	one.hist[2] = 1;				/* [2, 4) us */
+	one.hist[2] = 1;				/* [2, 4) us, sum unknown */
 	CHECK(sys_stat_quantile_ns(&one, 0.5) >= 2000 && sys_stat_quantile_ns(&one, 0.5) <= 3500);
+	one.hist_ns[2] = 3100;
+	CHECK(sys_stat_quantile_ns(&one, 0.5) == 3100);
 }
 
 static void test_roundtrip(void)
@@ -110,6 +115,7 @@ static void test_merge(void)
 	b.max_ns = 70000000;
 	sys_stat_merge(&a, &b);
 	CHECK(a.count == 42 && a.errors == 2 && a.hist[16] == 40 && a.max_ns == 70000000);
+	CHECK(a.hist_ns[16] == 2000000000ULL);
 }
 
 int main(void)
