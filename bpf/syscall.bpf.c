@@ -139,15 +139,23 @@ static __always_inline bool sys_traced(long nr)
 
 static __always_inline int on_sys_enter(long nr)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct lp_task *t;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct lp_task *t = bpf_task_storage_get(&task_state, task, NULL, 0);
 
-	if (!current_target(tgid) || !sys_traced(nr))
-		return 0;
-	t = bpf_task_storage_get(&task_state, bpf_get_current_task_btf(), NULL,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/*
+	 * Only target threads get state, so having it is the target check, one
+	 * pointer away; a thread without it pays the procs hash lookup.
+	 */
 	if (!t) {
-		stat_inc(LP_STAT_TASK_STATE_FAILED);
+		if (!current_target(bpf_get_current_pid_tgid() >> 32) || !sys_traced(nr))
+			return 0;
+		t = bpf_task_storage_get(&task_state, task, NULL,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!t) {
+			stat_inc(LP_STAT_TASK_STATE_FAILED);
+			return 0;
+		}
+	} else if (!sys_traced(nr)) {
 		return 0;
 	}
 	t->sys_nr = nr;

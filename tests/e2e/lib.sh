@@ -580,3 +580,208 @@ ratio()
 {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b ? a / b : 0 }'
 }
+
+# --- syscall latency and off-CPU (test_syscall_*.sh, test_offcpu_*.sh) ---
+
+# lp_export PROFILE OUT ARGS...: `latprof export PROFILE ARGS -o OUT` (e.g.
+# --format json --weight latency), stderr in OUT.err; returns its status.
+lp_export()
+{
+	local prof=$1 out=$2
+	shift 2
+	timeout -k 5 30 "$LATPROF" export "$prof" "$@" -o "$out" 2>"$out.err"
+}
+
+# export_or_fail PROFILE OUT ARGS...: lp_export, failing the test with
+# latprof's stderr when it does not exit 0; a folded OUT is syntax-checked.
+export_or_fail()
+{
+	local prof=$1 out=$2 rc
+	shift 2
+	lp_export "$prof" "$out" "$@"
+	rc=$?
+	if [ $rc != 0 ]; then
+		diag_file "latprof export stderr" "$out.err"
+		fail "latprof export $prof $* exited $rc"
+	fi
+	case " $* " in
+	*" --format folded "*) [ -s "$out" ] && check_folded_syntax "$out" ;;
+	esac
+	return 0
+}
+
+# record_or_fail NAME ARGS...: `latprof record -o WORKDIR/NAME.pb.gz ARGS`,
+# stdout in WORKDIR/NAME.out, stderr in WORKDIR/NAME.err; fails the test
+# with diagnostics unless it exits 0 and writes the profile.
+record_or_fail()
+{
+	local name=$1 rc
+	shift
+	lp_record "$WORKDIR/$name.out" "$WORKDIR/$name.err" -o "$WORKDIR/$name.pb.gz" "$@"
+	rc=$?
+	if [ $rc != 0 ]; then
+		diag_file "latprof record stderr" "$WORKDIR/$name.err"
+		diag_file "command stdout" "$WORKDIR/$name.out"
+		fail "latprof record $* exited $rc (expected 0)"
+	fi
+	[ -s "$WORKDIR/$name.pb.gz" ] || fail "latprof record $* exited 0 but wrote no $WORKDIR/$name.pb.gz"
+}
+
+# json_py FILE CODE [ARGS...]: run the Python CODE with j = the JSON document
+# in FILE and sys.argv[2:] = ARGS (the system python, not whatever python3 is
+# first on PATH).
+json_py()
+{
+	local file=$1 code=$2
+	shift 2
+	/usr/bin/python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+'"$code" "$file" "$@"
+}
+
+# json_check FILE: FILE is a latprof-json document: the header fields, and
+# stacks whose values add up to "total". Prints nothing; fails the test.
+json_check()
+{
+	local err
+	err=$(json_py "$1" '
+e = []
+if j.get("format") != "latprof-json": e.append("format is %r" % j.get("format"))
+if j.get("version") != 1: e.append("version is %r" % j.get("version"))
+for k in ("weight", "unit", "total", "metadata", "stacks", "syscalls"):
+    if k not in j: e.append("no key %r" % k)
+st = j.get("stacks", [])
+if any(not isinstance(s.get("frames"), list) or not isinstance(s.get("value"), int) for s in st):
+    e.append("a stack without a frames list or an integer value")
+elif sum(s["value"] for s in st) != j.get("total"):
+    e.append("stack values add up to %d, total is %r" % (sum(s["value"] for s in st), j.get("total")))
+print("; ".join(e))' 2>&1)
+	if [ -n "$err" ]; then
+		diag_file "json" "$1" 5
+		fail "malformed latprof JSON $1: $err"
+	fi
+}
+
+# json_syscall FILE PID NAME KEY: KEY of the "syscalls" entry of process PID
+# for syscall NAME (empty when there is none).
+json_syscall()
+{
+	json_py "$1" '
+for s in j.get("syscalls", []):
+    if s.get("pid") == '"$2"' and s.get("name") == sys.argv[2]:
+        print(s.get(sys.argv[3], "")); break' "$3" "$4"
+}
+
+# json_syscalls_of FILE PID: the "syscalls" entries of process PID, one
+# "name count total_ns in_flight" a line, for diagnostics.
+json_syscalls_of()
+{
+	json_py "$1" '
+for s in j.get("syscalls", []):
+    if s.get("pid") == '"$2"':
+        print("  | %s count=%s total_ns=%s max_ns=%s in_flight=%s" % (s.get("name"),
+              s.get("count"), s.get("total_ns"), s.get("max_ns"), s.get("in_flight")))'
+}
+
+# pprof_sums PROFILE: the total of each value column of a pprof file, one
+# "type/unit SUM" a line, decoded with a few lines of Python (profile.proto:
+# sample_type = 1, sample = 2 with value = 2, string_table = 6), so the check
+# does not depend on latprof's own reader.
+pprof_sums()
+{
+	/usr/bin/python3 - "$1" <<'PYEOF'
+import gzip, sys
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+def fields(b):
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+            yield f, wt, v
+        elif wt == 2:
+            n, i = varint(b, i)
+            yield f, wt, b[i:i + n]
+            i += n
+        elif wt == 1:
+            i += 8
+        elif wt == 5:
+            i += 4
+        else:
+            sys.exit("pprof_sums: bad wire type %d" % wt)
+
+def ints(wt, v):
+    if wt == 0:
+        return [v]
+    out, i = [], 0
+    while i < len(v):
+        x, i = varint(v, i)
+        out.append(x)
+    return out
+
+data = gzip.open(sys.argv[1]).read()
+types, strings, sums = [], [], []
+for f, wt, v in fields(data):
+    if f == 1:
+        t = dict((ff, vv) for ff, w, vv in fields(v) if w == 0)
+        types.append((t.get(1, 0), t.get(2, 0)))
+    elif f == 2:
+        vals = []
+        for ff, w, vv in fields(v):
+            if ff == 2:
+                vals += ints(w, vv)
+        for k, x in enumerate(vals):
+            if x >= 1 << 63:
+                x -= 1 << 64
+            while len(sums) <= k:
+                sums.append(0)
+            sums[k] += x
+    elif f == 6:
+        strings.append(v.decode("utf-8", "replace"))
+for k, (t, u) in enumerate(types):
+    print("%s/%s %d" % (strings[t], strings[u], sums[k] if k < len(sums) else 0))
+PYEOF
+}
+
+# pprof_sum PROFILE TYPE: the total of the value column TYPE (e.g. latency).
+pprof_sum()
+{
+	pprof_sums "$1" | awk -v t="$2" 'index($1, t "/") == 1 { print $2; found = 1 }
+		END { if (!found) print "" }'
+}
+
+# folded_sum_leaf FILE COMM CHAIN LEAF: like folded_sum_chain, counting only
+# the stacks whose last frame is LEAF (e.g. syscall:read).
+folded_sum_leaf()
+{
+	awk -v leaf="$4" "$FOLDED_AWK"'{ folded_parse(); if (f[n] == leaf) print }' "$1" |
+		folded_sum_chain /dev/stdin "$2" "$3"
+}
+
+# folded_top FILE [COMM] [N]: the N (default 10) heaviest stacks of COMM
+# (any when empty), indented, for diagnostics.
+folded_top()
+{
+	awk -v comm="${2:-}" "$FOLDED_AWK"'{ c = folded_parse(); if (comm == "" || folded_is(comm)) print c "\t" $0 }' "$1" |
+		sort -t"$(printf '\t')" -k1,1nr | head -n "${3:-10}" | cut -f2- | sed 's/^/  | /'
+}
+
+# json_proc_sum FILE PID KEY: the sum of KEY over the "syscalls" entries of
+# process PID.
+json_proc_sum()
+{
+	json_py "$1" '
+print(sum(s.get(sys.argv[2], 0) for s in j.get("syscalls", []) if s.get("pid") == '"$2"'))' "$3"
+}
