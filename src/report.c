@@ -133,8 +133,18 @@ double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * part / total : 0.0;
 }
 
+/* A weight as the table shows it: a count, or a duration for nanoseconds. */
+static void weight_str(const struct report_opts *o, uint64_t v, char *buf, size_t size)
+{
+	if (!strcmp(o->weight_unit, "nanoseconds"))
+		format_ns(buf, size, v);
+	else
+		snprintf(buf, size, "%" PRIu64, v);
+}
+
 static void print_functions(const struct report_opts *o, struct func_table *t, uint64_t total)
 {
+	char self[32], tot[32];
 	size_t i, n = t->nr;
 
 	/* sorting moves the stats: the name index is of no use afterwards */
@@ -146,8 +156,10 @@ static void print_functions(const struct report_opts *o, struct func_table *t, u
 
 		if (!s->self)
 			break;
-		printf("  %6.2f%% %8" PRIu64 " %6.2f%% %8" PRIu64 "  %.40s\n", pct(s->self, total),
-		       s->self, pct(s->total, total), s->total, s->name);
+		weight_str(o, s->self, self, sizeof(self));
+		weight_str(o, s->total, tot, sizeof(tot));
+		printf("  %6.2f%% %8s %6.2f%% %8s  %.40s\n", pct(s->self, total), self,
+		       pct(s->total, total), tot, s->name);
 	}
 }
 
@@ -162,6 +174,7 @@ static int cmp_stack_weight(const void *a, const void *b)
 static int print_stacks(const struct report_opts *o, const struct profile *p,
 			const struct profile_weight *w)
 {
+	char wbuf[32];
 	struct flame *f = flame_new();
 	const struct flame_stack *st, **order = NULL;
 	size_t i, j, n;
@@ -181,8 +194,9 @@ static int print_stacks(const struct report_opts *o, const struct profile *p,
 	qsort(order, n, sizeof(*order), cmp_stack_weight);
 	printf("\n%sTop stacks (leaf first)%s\n", bold(o), reset(o));
 	for (i = 0; i < n && i < o->stacks; i++) {
-		printf("  #%zu %6.2f%% %8llu  %.50s\n", i + 1, pct(order[i]->weight, flame_total(f)),
-		       (unsigned long long)order[i]->weight, order[i]->frames[0]);
+		weight_str(o, order[i]->weight, wbuf, sizeof(wbuf));
+		printf("  #%zu %6.2f%% %8s  %.50s\n", i + 1, pct(order[i]->weight, flame_total(f)), wbuf,
+		       order[i]->frames[0]);
 		for (j = order[i]->nr_frames; j-- > 1;) {
 			if (order[i]->nr_frames - j > 12) {
 				printf("        ... %zu more\n", j);
@@ -203,16 +217,17 @@ static void print_header(const struct report_opts *o, const struct profile *p, c
 	const char *cmd = profile_get_meta(p, "command_line");
 	const char *exit_status = profile_get_meta(p, "exit_status");
 	time_t t = p->time_ns / NSEC_PER_SEC;
-	char when[64] = "";
+	char when[64] = "", freq[32] = "";
 
 	if (p->time_ns)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
 	printf("%slatprof report: %s%s\n", bold(o), path, reset(o));
 	if (cmd)
 		printf("  command    %.66s\n", cmd);
-	printf("  recorded   %s, %.2f s at %" PRIu64 " Hz (%s stacks), kernel %s\n", when,
-	       p->duration_ns / 1e9, profile_get_meta_u64(p, "freq_hz"),
-	       profile_get_meta(p, "unwind") ? profile_get_meta(p, "unwind") : "?",
+	if (profile_type_index(p, PROFILE_TYPE_SAMPLES) >= 0)
+		snprintf(freq, sizeof(freq), " at %" PRIu64 " Hz", profile_get_meta_u64(p, "freq_hz"));
+	printf("  recorded   %s, %.2f s%s (%s stacks), kernel %s\n", when, p->duration_ns / 1e9,
+	       freq, profile_get_meta(p, "unwind") ? profile_get_meta(p, "unwind") : "?",
 	       profile_get_meta(p, "kernel") ? profile_get_meta(p, "kernel") : "?");
 	if (exit_status)
 		printf("  exit       command exited with status %s\n", exit_status);
