@@ -263,8 +263,8 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 		return;
 	}
 	t->off_preempted = preempt || prev_state == TASK_RUNNING;
-	/* skip our own frames: the program and bpf_trace_run4 */
-	t->off_kstack = bpf_get_stackid(ctx, &stacks, 2 & BPF_F_SKIP_FIELD_MASK);
+	/* our own frames (the program, bpf_trace_run4, ...) are cut in user space */
+	t->off_kstack = bpf_get_stackid(ctx, &stacks, 0);
 	/* with DWARF, a syscall's user stack is copied at its sys_exit */
 	if (!cfg_unwind_dwarf || !t->sys_start)
 		t->off_ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);

@@ -636,15 +636,44 @@ static int builder_frames(struct builder *b, const uint64_t *pcs, size_t nr,
 	return 0;
 }
 
-/* Append the frames of stack map entry @id (leaf first) to b->locs. */
-static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc, bool kernel)
+/*
+ * Is kernel @pc in the path that runs latprof's own tracepoint program
+ * (bpf_prog_*, bpf_trace_run*, __traceiter_*, __bpf_trace_*)? How many such
+ * frames a stack taken in sched_switch has depends on what else is attached.
+ */
+static bool tracing_frame(struct builder *b, uint64_t pc, bool is_return)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__traceiter_",
+						"__bpf_trace_" };
+	const struct sym_location *loc = symbolizer_kernel(b->c->sym, pc, is_return);
+	const char *fn;
+	size_t i;
+
+	if (!loc || !loc->nr_frames || !(fn = loc->frames[loc->nr_frames - 1].function))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Append the frames of stack map entry @id (leaf first) to b->locs; @trim:
+ * a kernel stack taken by a tracepoint program, whose own frames go.
+ */
+static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc, bool kernel,
+			 bool trim)
 {
 	uint64_t ips[LP_MAX_STACK_DEPTH] = { 0 };
 	int fd = bpf_map__fd(b->c->skel->maps.stacks);
+	size_t skip = 0;
 
 	if (id < 0 || bpf_map_lookup_elem(fd, &id, ips))
 		return 0;
-	return builder_frames(b, ips, LP_MAX_STACK_DEPTH, proc, kernel);
+	while (trim && kernel && skip < LP_MAX_STACK_DEPTH && ips[skip] &&
+	       tracing_frame(b, ips[skip], skip > 0))
+		skip++;
+	return builder_frames(b, ips + skip, LP_MAX_STACK_DEPTH - skip, proc, kernel);
 }
 
 static struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_t gen)
@@ -744,68 +773,89 @@ static int builder_sample(struct builder *b, const struct builder_cols *cols,
 	if (!proc && (in->ustack_id >= 0 || in->nr_upcs))
 		b->vanished_samples += in->cpu_samples;
 	b->locs.nr = 0;
-	err = builder_stack(b, in->kstack_id, NULL, true);
+	/* CPU samples interrupt whatever runs: BPF programs there are real cost */
+	err = builder_stack(b, in->kstack_id, NULL, true, !in->cpu_samples);
 	if (!err && in->upcs)
 		err = builder_frames(b, in->upcs, in->nr_upcs, proc, false);
 	else if (!err)
-		err = builder_stack(b, in->ustack_id, proc, false);
+		err = builder_stack(b, in->ustack_id, proc, false, false);
 	return err ? err : builder_emit(b, cols, in);
 }
 
-static int builder_cpu_samples(struct builder *b, const struct builder_cols *cols)
+/* Called for each entry of a map being drained; the value is per CPU for per-CPU maps. */
+typedef int (*builder_entry_fn)(struct builder *b, const struct builder_cols *cols,
+				const void *key, const void *value);
+
+/* Call @fn for every entry of @map (read from user space, after detach). */
+static int builder_each(struct builder *b, const struct builder_cols *cols,
+			const struct bpf_map *map, builder_entry_fn fn)
 {
-	int fd = bpf_map__fd(b->c->skel->maps.cpu_samples);
-	struct lp_sample_key key, next, *prev = NULL;
-	uint64_t count;
-	int err = 0;
+	enum bpf_map_type t = bpf_map__type(map);
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(map), err = 0;
+	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map);
+	void *key, *next, *value;
+	bool first = true;
 
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		struct sample_in in = { .nr = -1 };
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &count))
-			continue;
-		in.tgid = key.tgid;
-		in.gen = key.gen;
-		in.comm = key.comm;
-		in.kstack_id = key.kstack_id;
-		in.ustack_id = key.ustack_id;
-		in.cpu_samples = count;
-		err = builder_sample(b, cols, &in);
+	if (t == BPF_MAP_TYPE_PERCPU_HASH || t == BPF_MAP_TYPE_PERCPU_ARRAY) {
+		if (ncpu <= 0)
+			return ncpu ? ncpu : -EINVAL;
+		vsize = ((vsize + 7) & ~(size_t)7) * ncpu;
 	}
+	key = malloc(ksize);
+	next = malloc(ksize);
+	value = malloc(vsize);
+	if (!key || !next || !value)
+		err = -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		first = false;
+		memcpy(key, next, ksize);
+		if (!bpf_map_lookup_elem(fd, key, value))
+			err = fn(b, cols, key, value);
+	}
+	free(key);
+	free(next);
+	free(value);
 	return err;
 }
 
-/* Frame-pointer timed samples: slow syscalls, off-CPU outside syscalls. */
-static int builder_timed_samples(struct builder *b, const struct builder_cols *cols)
+static int builder_cpu_sample(struct builder *b, const struct builder_cols *cols,
+			      const void *k, const void *v)
 {
-	int fd = bpf_map__fd(b->c->skel->maps.timed_samples);
-	struct lp_timed_key key, next, *prev = NULL;
-	struct lp_timed_value v;
-	int err = 0;
+	const struct lp_sample_key *key = k;
+	struct sample_in in = {
+		.tgid = key->tgid,
+		.gen = key->gen,
+		.comm = key->comm,
+		.kstack_id = key->kstack_id,
+		.ustack_id = key->ustack_id,
+		.nr = -1,
+		.cpu_samples = *(const uint64_t *)v,
+	};
 
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		struct sample_in in = { 0 };
+	return builder_sample(b, cols, &in);
+}
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v))
-			continue;
-		in.tgid = key.tgid;
-		in.gen = key.gen;
-		in.comm = key.comm;
-		in.kstack_id = key.kstack_id;
-		in.ustack_id = key.ustack_id;
-		in.nr = key.nr;
-		in.slow_syscalls = v.count;
-		in.latency_ns = v.latency_ns;
-		in.max_ns = v.max_ns;
-		in.blocked_ns = v.blocked_ns;
-		in.preempted_ns = v.preempted_ns;
-		err = builder_sample(b, cols, &in);
-	}
-	return err;
+/* Frame-pointer timed samples: slow syscalls, off-CPU outside syscalls. */
+static int builder_timed_sample(struct builder *b, const struct builder_cols *cols,
+				const void *k, const void *v)
+{
+	const struct lp_timed_key *key = k;
+	const struct lp_timed_value *val = v;
+	struct sample_in in = {
+		.tgid = key->tgid,
+		.gen = key->gen,
+		.comm = key->comm,
+		.kstack_id = key->kstack_id,
+		.ustack_id = key->ustack_id,
+		.nr = key->nr,
+		.slow_syscalls = val->count,
+		.latency_ns = val->latency_ns,
+		.max_ns = val->max_ns,
+		.blocked_ns = val->blocked_ns,
+		.preempted_ns = val->preempted_ns,
+	};
+
+	return builder_sample(b, cols, &in);
 }
 
 static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
@@ -841,42 +891,29 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 }
 
 /* Per (process, syscall) statistics, summed over CPUs, into metadata. */
-static int builder_sys_stats(struct builder *b)
+static int builder_sys_stat(struct builder *b, const struct builder_cols *cols,
+			    const void *k, const void *v)
 {
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(b->c->skel->maps.sys_stats);
-	struct lp_sys_key key, next, *prev = NULL;
-	struct lp_sys_stat *vals;
-	int err = 0, i, j;
+	const struct lp_sys_key *key = k;
+	const struct lp_sys_stat *vals = v;
+	struct sys_stat st = { .pid = key->tgid };
+	int i, j, ncpu = libbpf_num_possible_cpus();
 
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		struct sys_stat st = { .pid = next.tgid };
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, vals))
-			continue;
-		sys_stat_name(key.nr, st.name, sizeof(st.name));
-		for (i = 0; i < ncpu; i++) {
-			st.count += vals[i].count;
-			st.errors += vals[i].errors;
-			st.total_ns += vals[i].total_ns;
-			st.in_flight += vals[i].in_flight;
-			if (vals[i].max_ns > st.max_ns)
-				st.max_ns = vals[i].max_ns;
-			for (j = 0; j < LP_HIST_SLOTS; j++) {
-				st.hist[j] += vals[i].hist[j];
-				st.hist_ns[j] += vals[i].hist_ns[j];
-			}
+	(void)cols;
+	sys_stat_name(key->nr, st.name, sizeof(st.name));
+	for (i = 0; i < ncpu; i++) {
+		st.count += vals[i].count;
+		st.errors += vals[i].errors;
+		st.total_ns += vals[i].total_ns;
+		st.in_flight += vals[i].in_flight;
+		if (vals[i].max_ns > st.max_ns)
+			st.max_ns = vals[i].max_ns;
+		for (j = 0; j < LP_HIST_SLOTS; j++) {
+			st.hist[j] += vals[i].hist[j];
+			st.hist_ns[j] += vals[i].hist_ns[j];
 		}
-		err = sys_stat_store(b->p, &st);
 	}
-	free(vals);
-	return err;
+	return sys_stat_store(b->p, &st);
 }
 
 /* proc.PID.* metadata: unwinding mode and stack quality of each process. */
@@ -974,13 +1011,13 @@ int collect_build_profile(struct collect *c, struct profile *p)
 	int err = builder_columns(&b, &cols);
 
 	if (!err && c->mode_cpu)
-		err = builder_cpu_samples(&b, &cols);
+		err = builder_each(&b, &cols, c->skel->maps.cpu_samples, builder_cpu_sample);
 	if (!err && (c->sys_hooks || c->mode_offcpu))
-		err = builder_timed_samples(&b, &cols);
+		err = builder_each(&b, &cols, c->skel->maps.timed_samples, builder_timed_sample);
 	if (!err)
 		err = builder_ustacks(&b, &cols);
 	if (!err && c->mode_syscall)
-		err = builder_sys_stats(&b);
+		err = builder_each(&b, &cols, c->skel->maps.sys_stats, builder_sys_stat);
 	if (!err)
 		err = builder_meta(&b);
 	if (!err)
