@@ -66,6 +66,7 @@ FIXTURE_CFLAGS_nofp_chain := -O2 -g -fomit-frame-pointer -pthread
 FIXTURE_CFLAGS_nofp_leaf := -O2 -g -fomit-frame-pointer -pthread
 FIXTURE_CFLAGS_nofp_pie := -O2 -g -fomit-frame-pointer -fPIE -pie -pthread
 FIXTURE_CFLAGS_nofp_nopie := -O2 -g -fomit-frame-pointer -fno-pie -no-pie -pthread
+FIXTURE_CFLAGS_sys_pipe := -O2 -g -fomit-frame-pointer -pthread
 
 .PHONY: all setup demo check check-unit check-e2e check-deps fixtures bench clean
 all: latprof

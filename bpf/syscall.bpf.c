@@ -204,7 +204,7 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 			.nr = nr,
 		};
 
-		ustack_submit_task(&info, task, false);
+		ustack_submit_task(&info, task, USTACK_CTX_TRACE);
 	} else {
 		/* frame pointers: off-CPU time was charged at switch-in already */
 		struct lp_timed_key key = {
@@ -411,7 +411,7 @@ int dump_in_flight(struct bpf_iter__task *ctx)
 		}
 	}
 	if (info.value || info.blocked_ns || info.preempted_ns)
-		ustack_submit_task(&info, task, true);
+		ustack_submit_task(&info, task, USTACK_CTX_ITER);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
 
 const volatile __u32 cfg_unwind_dwarf = 0;
 const volatile __u32 cfg_stack_size = 16384;
-const volatile __u32 cfg_iter_slot = 0;
+const volatile __u32 cfg_nr_cpus = 1;
 
 struct ustack_scratch_map ustack_scratch SEC(".maps");
 struct ustacks_map ustacks SEC(".maps");

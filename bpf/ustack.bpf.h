@@ -14,7 +14,20 @@
 
 extern const volatile __u32 cfg_unwind_dwarf;	/* user stacks: copy, not FP */
 extern const volatile __u32 cfg_stack_size;	/* bytes to copy, <= LP_MAX_STACK_COPY */
-extern const volatile __u32 cfg_iter_slot;	/* scratch slot of the iterator (nr CPUs) */
+extern const volatile __u32 cfg_nr_cpus;	/* possible CPUs: scratch slots per context */
+
+/*
+ * Which scratch record a program may use. The CPU sampler runs from a timer
+ * interrupt and can land in the middle of a tracepoint program's copy on the
+ * same CPU, so the two kinds have their own records: slot = cpu for the
+ * sampler, nr_cpus + cpu for tracepoints, 2 x nr_cpus for the (sleepable,
+ * run once) in-flight iterator.
+ */
+enum ustack_ctx {
+	USTACK_CTX_SAMPLE,
+	USTACK_CTX_TRACE,
+	USTACK_CTX_ITER,
+};
 
 /* A record plus one page of slack, so the verifier can bound each copy. */
 struct ustack_scratch {
@@ -24,7 +37,7 @@ struct ustack_scratch {
 
 struct ustack_scratch_map {	/* one record per CPU: too big for the BPF stack */
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);	/* resized to the number of CPUs before load */
+	__uint(max_entries, 1);	/* resized to 2 x CPUs + 1 before load */
 	__type(key, __u32);
 	__type(value, struct ustack_scratch);
 };
@@ -127,25 +140,30 @@ struct ustack_info {
 };
 
 /*
- * Send the user stack of @task with @info. The user registers come from the
- * task's saved pt_regs, so this works from any hook (perf_event, tracepoints,
- * iterators) whether the task was in user or kernel mode. @remote: @task is
- * not current (only in sleepable programs). Returns 0, or -1 when the sample
- * was lost (counted).
+ * Send the user stack of @task with @info, from a program of kind @ctx. The
+ * user registers come from the task's saved pt_regs, so this works from any
+ * hook (perf_event, tracepoints, iterators) whether the task was in user or
+ * kernel mode. Only the iterator may pass a @task that is not current.
+ * Returns 0, or -1 when the sample was lost (counted).
  */
 static __always_inline int ustack_submit_task(const struct ustack_info *info,
-					      struct task_struct *task, const bool remote)
+					      struct task_struct *task, const enum ustack_ctx ctx)
 {
-	__u32 zero = 0, slot = remote ? cfg_iter_slot : bpf_get_smp_processor_id();
+	const bool remote = ctx == USTACK_CTX_ITER;
+	__u32 slot = bpf_get_smp_processor_id();
 	struct ustack_scratch *scratch;
 	struct lp_ustack_sample *s;
 	__u32 len;
 
+	if (ctx == USTACK_CTX_TRACE)
+		slot += cfg_nr_cpus;
+	else if (ctx == USTACK_CTX_ITER)
+		slot = 2 * cfg_nr_cpus;
 	scratch = bpf_map_lookup_elem(&ustack_scratch, &slot);
-	if (!scratch)
-		scratch = bpf_map_lookup_elem(&ustack_scratch, &zero);
-	if (!scratch)
+	if (!scratch) {
+		stat_inc(LP_STAT_USTACKS_LOST);
 		return -1;
+	}
 	s = &scratch->s;
 	s->kind = info->kind;
 	s->tgid = info->tgid;
@@ -177,7 +195,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	return 0;
 }
 
-/* The current task's user stack with @kind and @value (see ustack_submit_task). */
+/* The CPU sampler's submit: the current task's user stack with @kind and @value. */
 static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s32 kstack_id,
 					 __u64 value)
 {
@@ -190,7 +208,7 @@ static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s3
 		.nr = -1,
 	};
 
-	return ustack_submit_task(&info, bpf_get_current_task_btf(), false);
+	return ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_SAMPLE);
 }
 
 #endif

@@ -220,8 +220,8 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	for (i = 0; i < o->nr_syscalls; i++)
 		if (o->syscalls[i] >= 0 && o->syscalls[i] < LP_MAX_SYSCALL_NR)
 			s->rodata->cfg_sys_filter[o->syscalls[i]] = 1;
-	/* the in-flight iterator has a scratch slot of its own, after the CPUs' */
-	s->rodata->cfg_iter_slot = ncpu;
+	/* scratch records: sampler, tracepoints (per CPU each), iterator */
+	s->rodata->cfg_nr_cpus = ncpu;
 	s->rodata->cfg_all = o->all;
 	/* with -a, unwinding our own samples would feed on itself */
 	s->rodata->cfg_self_tgid = getpid();
@@ -232,7 +232,7 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	s->rodata->cfg_stack_size = o->stack_size;
 	err = bpf_map__set_max_entries(s->maps.stacks, o->max_stacks);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.ustack_scratch, ncpu + 1);
+		err = bpf_map__set_max_entries(s->maps.ustack_scratch, 2 * ncpu + 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustacks, o->ustack_ring_bytes);
 	if (!err)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Off-CPU time: a blocked thread's time is charged to its stack.
+#
+# Ground truth (from the fixture, not latprof): sys_offblock starts a
+# thread that blocks in blocked_reader() (start_thread -> blocked_reader ->
+# read) on a pipe for 1 s, until main writes the byte; it times the read
+# itself (blocked_ns, about 1.0 s). The thread does nothing else, so it is
+# off CPU, blocked (not preempted), for blocked_ns.
+# Checks, `record --mode cpu,offcpu -- sys_offblock 1000`:
+#   - export --weight offcpu --format folded: the stacks of sys_offblock
+#     containing blocked_reader add up to blocked_ns +-10%, and >= 90% of
+#     that weight has a kernel leaf (frames "_[k]": user frames, then the
+#     kernel frames where the thread switched out);
+#   - export --weight offcpu --format json: well formed, and
+#     offcpu.blocked_ns >= 0.9 x blocked_ns (the process blocks longer in
+#     all: main sleeps the same second).
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_fixture sys_offblock
+
+record_or_fail block --mode cpu,offcpu -- "$FIXTURES/sys_offblock" 1000
+prof=$WORKDIR/block.pb.gz
+out=$WORKDIR/block.out
+blocked_ns=$(kv "$out" "sys_offblock " blocked_ns)
+[ -n "$blocked_ns" ] || { diag_file "command stdout" "$out"; fail "sys_offblock printed no blocked_ns"; }
+
+folded=$WORKDIR/block.offcpu.folded
+export_or_fail "$prof" "$folded" --format folded --weight offcpu
+got=$(folded_sum "$folded" sys_offblock blocked_reader)
+kleaf=$(awk -v c=sys_offblock "$FOLDED_AWK"'
+	{ v = folded_parse(); if (!folded_is(c)) next
+	  for (j = 2; j <= n; j++) if (f[j] == "blocked_reader") break
+	  if (j <= n && f[n] ~ /_\[k\]$/) s += v }
+	END { print s + 0 }' "$folded")
+info "offcpu: blocked_reader stacks $got ns, with a kernel leaf $kleaf ns (truth $blocked_ns)"
+if ! in_range "$(ratio "$got" "$blocked_ns")" 0.90 1.10; then
+	folded_top "$folded" sys_offblock 15
+	fail "off-CPU time under blocked_reader is $got ns, expected the fixture's blocked_ns $blocked_ns +-10%"
+fi
+if ! in_range "$(ratio "$kleaf" "$got")" 0.90 1; then
+	folded_top "$folded" sys_offblock 15
+	fail "only $kleaf of $got ns off CPU under blocked_reader ends in a kernel frame (_[k])"
+fi
+
+json=$WORKDIR/block.offcpu.json
+export_or_fail "$prof" "$json" --format json --weight offcpu
+json_check "$json"
+jb=$(json_py "$json" 'print(j.get("offcpu", {}).get("blocked_ns", ""))')
+jp=$(json_py "$json" 'print(j.get("offcpu", {}).get("preempted_ns", ""))')
+info "json: offcpu.blocked_ns=$jb preempted_ns=$jp"
+[[ $jb =~ ^[0-9]+$ ]] || fail "json has no offcpu.blocked_ns (got '$jb')"
+in_range "$jb" "$(calc "$blocked_ns * 0.9")" 1e15 ||
+	fail "json offcpu.blocked_ns=$jb, expected >= 0.9 x the fixture's blocked_ns $blocked_ns"
+pass "$got ns off CPU under blocked_reader (truth $blocked_ns)"

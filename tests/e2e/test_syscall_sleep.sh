@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Sleeps are slow syscalls: nanosleep shows as syscall:clock_nanosleep below
+# the function that sleeps.
+#
+# Ground truth (from the fixture, not latprof): sys_sleep's sleeper() (main
+# -> sleeper -> nanosleep, which glibc 2.36 implements with
+# clock_nanosleep) sleeps 30 x 10 ms = 0.30 s and times the sleeps itself
+# (sleep_ns, a little more than 0.30 s: timer slack).
+# Checks, `record -- sys_sleep`, export --weight latency --format folded:
+#   - sys_sleep's stacks containing main;sleeper and ending in
+#     syscall:clock_nanosleep add up to the fixture's sleep_ns +-10%, and to
+#     0.30 s +-10% (the upper bound stretches to sleep_ns + 10% when the
+#     machine is so busy that the sleeps themselves overran: under two CPU
+#     hogs on 2 vCPUs they take up to 0.33 s);
+#   - export --weight syscalls counts exactly 30 of them (every sleep is
+#     10 ms, far above the default 1 ms threshold).
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_fixture sys_sleep
+
+record_or_fail sleep -- "$FIXTURES/sys_sleep" 30 10
+prof=$WORKDIR/sleep.pb.gz
+out=$WORKDIR/sleep.out
+sleep_ns=$(kv "$out" "sys_sleep " sleep_ns)
+[ -n "$sleep_ns" ] || { diag_file "command stdout" "$out"; fail "sys_sleep printed no sleep_ns"; }
+
+folded=$WORKDIR/sleep.latency.folded
+export_or_fail "$prof" "$folded" --format folded --weight latency
+got=$(folded_sum_leaf "$folded" sys_sleep "main;sleeper" syscall:clock_nanosleep)
+info "latency: main;sleeper;...;syscall:clock_nanosleep = $got ns (truth $sleep_ns)"
+hi=$(awk -v t="$sleep_ns" 'BEGIN { printf "%.0f", (t * 1.1 > 330000000 ? t * 1.1 : 330000000) }')
+if ! in_range "$got" 270000000 "$hi" || ! in_range "$(ratio "$got" "$sleep_ns")" 0.90 1.10; then
+	folded_top "$folded" sys_sleep 15
+	fail "latency under main;sleeper;...;syscall:clock_nanosleep is $got ns, expected 0.30 s +-10% and the fixture's sleep_ns $sleep_ns +-10%"
+fi
+
+counts=$WORKDIR/sleep.syscalls.folded
+export_or_fail "$prof" "$counts" --format folded --weight syscalls
+n=$(folded_sum_leaf "$counts" sys_sleep "main;sleeper" syscall:clock_nanosleep)
+info "syscalls: main;sleeper;...;syscall:clock_nanosleep = $n calls (truth 30)"
+if [ "$n" != 30 ]; then
+	folded_top "$counts" sys_sleep 15
+	fail "--weight syscalls counts $n slow clock_nanosleep calls below sleeper, expected 30"
+fi
+pass "$got ns in 30 sleeps (truth $sleep_ns)"
