@@ -505,7 +505,7 @@ static int open_session(struct record_run *r)
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 		/* the fallback for kernels without tp_btf, forced to test it */
-		.raw_tp = getenv("LATPROF_RAW_TP") != NULL,
+		.raw_tp = getenv("LATPROF_RAW_TP") && *getenv("LATPROF_RAW_TP"),
 	};
 	const char *why;
 	int err;

@@ -7,7 +7,9 @@
 # -> sleeper -> nanosleep, which glibc 2.36 implements with
 # clock_nanosleep) sleeps 30 x 10 ms = 0.30 s and times the sleeps itself
 # (sleep_ns, a little more than 0.30 s: timer slack).
-# Checks, `record -- sys_sleep`, export --weight latency --format folded:
+# Checks, `record -- sys_sleep` three ways (default; LATPROF_RAW_TP=1, whose
+# metadata must say syscall_hooks=raw_tp; --unwind fp, any stack), export
+# --weight latency --format folded:
 #   - sys_sleep's stacks containing main;sleeper and ending in
 #     syscall:clock_nanosleep add up to the fixture's sleep_ns +-10%, and to
 #     0.30 s +-10% (the upper bound stretches to sleep_ns + 10% when the
@@ -19,28 +21,44 @@
 require_root_bpf
 require_fixture sys_sleep
 
-record_or_fail sleep -- "$FIXTURES/sys_sleep" 30 10
-prof=$WORKDIR/sleep.pb.gz
-out=$WORKDIR/sleep.out
-sleep_ns=$(kv "$out" "sys_sleep " sleep_ns)
-[ -n "$sleep_ns" ] || { diag_file "command stdout" "$out"; fail "sys_sleep printed no sleep_ns"; }
+# the three paths a slow syscall's stack can take: tp_btf hooks + DWARF copy
+# (default), raw_tp hooks (the fallback, forced), and the in-kernel
+# frame-pointer map (--unwind fp: glibc has no frame pointers, so there only
+# the leaf and the total are checked, not the caller chain)
+for variant in default raw_tp fp; do
+	case $variant in
+	default) LATPROF_RAW_TP= record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
+	raw_tp) LATPROF_RAW_TP=1 record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
+	fp) record_or_fail sleep-$variant --unwind fp -- "$FIXTURES/sys_sleep" 30 10 ;;
+	esac
+	prof=$WORKDIR/sleep-$variant.pb.gz
+	out=$WORKDIR/sleep-$variant.out
+	sleep_ns=$(kv "$out" "sys_sleep " sleep_ns)
+	[ -n "$sleep_ns" ] || { diag_file "command stdout" "$out"; fail "sys_sleep printed no sleep_ns"; }
+	hooks=$(profile_meta "$prof" | awk -F= '$1 == "syscall_hooks" { print $2 }')
+	want=tp_btf
+	[ $variant = raw_tp ] && want=raw_tp
+	[ "$hooks" = $want ] || fail "$variant: metadata syscall_hooks='$hooks', expected $want"
+	chain="main;sleeper"
+	[ $variant = fp ] && chain=""
 
-folded=$WORKDIR/sleep.latency.folded
-export_or_fail "$prof" "$folded" --format folded --weight latency
-got=$(folded_sum_leaf "$folded" sys_sleep "main;sleeper" syscall:clock_nanosleep)
-info "latency: main;sleeper;...;syscall:clock_nanosleep = $got ns (truth $sleep_ns)"
-hi=$(awk -v t="$sleep_ns" 'BEGIN { printf "%.0f", (t * 1.1 > 330000000 ? t * 1.1 : 330000000) }')
-if ! in_range "$got" 270000000 "$hi" || ! in_range "$(ratio "$got" "$sleep_ns")" 0.90 1.10; then
-	folded_top "$folded" sys_sleep 15
-	fail "latency under main;sleeper;...;syscall:clock_nanosleep is $got ns, expected 0.30 s +-10% and the fixture's sleep_ns $sleep_ns +-10%"
-fi
+	folded=$WORKDIR/sleep-$variant.latency.folded
+	export_or_fail "$prof" "$folded" --format folded --weight latency
+	got=$(folded_sum_leaf "$folded" sys_sleep "$chain" syscall:clock_nanosleep)
+	info "$variant: latency ${chain:-any};...;syscall:clock_nanosleep = $got ns (truth $sleep_ns)"
+	hi=$(awk -v t="$sleep_ns" 'BEGIN { printf "%.0f", (t * 1.1 > 330000000 ? t * 1.1 : 330000000) }')
+	if ! in_range "$got" 270000000 "$hi" || ! in_range "$(ratio "$got" "$sleep_ns")" 0.90 1.10; then
+		folded_top "$folded" sys_sleep 15
+		fail "$variant: latency under ${chain:-any};...;syscall:clock_nanosleep is $got ns, expected 0.30 s +-10% and the fixture's sleep_ns $sleep_ns +-10%"
+	fi
 
-counts=$WORKDIR/sleep.syscalls.folded
-export_or_fail "$prof" "$counts" --format folded --weight syscalls
-n=$(folded_sum_leaf "$counts" sys_sleep "main;sleeper" syscall:clock_nanosleep)
-info "syscalls: main;sleeper;...;syscall:clock_nanosleep = $n calls (truth 30)"
-if [ "$n" != 30 ]; then
-	folded_top "$counts" sys_sleep 15
-	fail "--weight syscalls counts $n slow clock_nanosleep calls below sleeper, expected 30"
-fi
-pass "$got ns in 30 sleeps (truth $sleep_ns)"
+	counts=$WORKDIR/sleep-$variant.syscalls.folded
+	export_or_fail "$prof" "$counts" --format folded --weight syscalls
+	n=$(folded_sum_leaf "$counts" sys_sleep "$chain" syscall:clock_nanosleep)
+	info "$variant: syscalls ${chain:-any};...;syscall:clock_nanosleep = $n calls (truth 30)"
+	if [ "$n" != 30 ]; then
+		folded_top "$counts" sys_sleep 15
+		fail "$variant: --weight syscalls counts $n slow clock_nanosleep calls below ${chain:-any}, expected 30"
+	fi
+done
+pass "$got ns in 30 sleeps (truth $sleep_ns), by tp_btf, raw_tp and fp"
