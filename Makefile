@@ -154,7 +154,8 @@ check-deps:
 # Everything the build, the tests and the benchmarks need, from Debian.
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
 	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
-	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps
+	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
+	nginx-light wrk
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \
 		grep -qv 'install ok installed' || \
@@ -179,8 +180,12 @@ demo: latprof $(BUILD)/examples/demo_work
 		-o $(BUILD)/demo-latency.folded
 	@echo "folded stacks: $(BUILD)/demo.folded (CPU), $(BUILD)/demo-latency.folded (slow syscalls)"
 
-bench: latprof $(FIXTURE_BINS)
+bench: latprof $(FIXTURE_BINS) bench-floor
 	bench/cpu_overhead.sh
+	bench/syscall_overhead.sh
+	bench/nginx_throughput.sh
+
+include bench/floor/floor.mk
 
 clean:
 	rm -rf $(BUILD) latprof
