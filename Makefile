@@ -114,7 +114,7 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	@cmp -s $(BUILD)/vmlinux/vmlinux.h.new $(BUILD)/vmlinux/vmlinux.h || \
 		mv $(BUILD)/vmlinux/vmlinux.h.new $(BUILD)/vmlinux/vmlinux.h
 	$(call msg,BPF,$<)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 $(if $(filter 1,$(WERROR)),-Werror) \
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(if $(filter 1,$(WERROR)),-Werror) \
 		-Wall -I$(BUILD)/vmlinux -Ibpf -MMD -MP -c $< -o $@
 
 $(BUILD)/latprof.bpf.o: $(BPF_OBJS)

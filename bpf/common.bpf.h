@@ -24,6 +24,7 @@ extern const volatile __u32 cfg_all;		/* -a: every process is a target */
 extern const volatile __u32 cfg_nr_comms;	/* --comm filters in cfg_comms */
 extern const volatile __u32 cfg_self_tgid;	/* latprof itself: never a target */
 extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
+extern const volatile __u32 cfg_sys_fast_slots;	/* <= LP_SYS_FAST_SLOTS */
 
 /*
  * Map types are named so that the definitions in targets.bpf.c and the extern
@@ -55,7 +56,20 @@ struct stacks_map {	/* bpf_get_stackid: kernel stacks, and frame-pointer user st
 	__uint(value_size, LP_MAX_STACK_DEPTH * sizeof(__u64));
 };
 
+/*
+ * Blocks of the per-CPU syscall stats array (syscall.bpf.c), handed out to
+ * processes as they become targets: [0] = blocks handed out so far,
+ * [1 + i] = the tgid that owns block i.
+ */
+struct fast_slots_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LP_SYS_FAST_SLOTS + 1);
+	__type(key, __u32);
+	__type(value, __u32);
+};
+
 extern struct procs_map procs SEC(".maps");
+extern struct fast_slots_map fast_slots SEC(".maps");
 extern struct stacks_map stacks SEC(".maps");
 extern struct stats_map stats SEC(".maps");
 extern struct events_map events SEC(".maps");
@@ -117,10 +131,31 @@ static __always_inline bool comm_matches(const char *comm)
 	return false;
 }
 
+/* A block of the per-CPU syscall stats for @tgid: 1 + its index, 0 if none is left. */
+static __always_inline __u32 fast_slot_alloc(__u32 tgid)
+{
+	__u32 key = 0, *next, *owner, slot;
+
+	if (!cfg_sys_fast_slots)
+		return 0;
+	next = bpf_map_lookup_elem(&fast_slots, &key);
+	if (!next)
+		return 0;
+	slot = __sync_fetch_and_add(next, 1);
+	if (slot >= cfg_sys_fast_slots || slot >= LP_SYS_FAST_SLOTS)
+		return 0;
+	key = slot + 1;
+	owner = bpf_map_lookup_elem(&fast_slots, &key);
+	if (!owner)
+		return 0;
+	*owner = tgid;
+	return slot + 1;
+}
+
 /* Start tracing @tgid. Returns its state, or NULL when the map is full. */
 static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
 {
-	struct lp_proc zero = {};
+	struct lp_proc zero = { .fast_slot = fast_slot_alloc(tgid) };
 	long err;
 
 	err = bpf_map_update_elem(&procs, &tgid, &zero, BPF_NOEXIST);

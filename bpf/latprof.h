@@ -25,7 +25,8 @@ struct lp_sample_key {
 struct lp_proc {
 	__u32 gen;		/* bumped by every exec, so samples of the old and
 				 * the new image are told apart */
-	__u32 pad;
+	__u32 fast_slot;	/* 1 + its block of the per-CPU syscall stats
+				 * array, 0: its stats go to the hash map */
 };
 
 enum lp_event_type {
@@ -46,6 +47,7 @@ struct lp_event {
 
 #define LP_HIST_SLOTS 32		/* log2 latency buckets, see struct lp_sys_stat */
 #define LP_MAX_SYSCALL_NR 512	/* --syscalls filter covers numbers below this */
+#define LP_SYS_FAST_SLOTS 8	/* processes whose syscall stats live in an array */
 
 enum lp_sample_kind {
 	LP_SAMPLE_CPU = 1,	/* value: 1 sample */
@@ -114,12 +116,11 @@ struct lp_sys_key {
 
 /*
  * hist[0] counts calls under 1 us, hist[i] calls in [2^(i-1), 2^i) us; the
- * last slot also takes everything longer.
+ * last slot also takes everything longer. The count and the total are the
+ * sums of hist[] and hist_ns[]: two fewer updates per syscall.
  */
 struct lp_sys_stat {
-	__u64 count;
 	__u64 errors;		/* returned -4095..-1 */
-	__u64 total_ns;
 	__u64 max_ns;
 	__u64 in_flight;	/* counted at stop, with their time so far */
 	__u64 hist[LP_HIST_SLOTS];
@@ -137,8 +138,11 @@ struct lp_task {
 	__s32 off_ustack;	/* frame-pointer user stack at switch-out */
 	__u32 off_preempted;	/* switched out while runnable */
 	__s32 pend_kstack;	/* kernel stack of the longest pending block */
-	__u32 pad;
+	__s32 fast_base;	/* first index of its process's block in the
+				 * per-CPU stats array, -1: use the hash map */
 	__u64 pend_max;		/* that block's length */
+	__u32 tgid;		/* 0 until the state is initialized */
+	__u32 pad;
 };
 
 /* Counters in the per-CPU stats array: nothing is lost silently. */

@@ -46,6 +46,19 @@ struct {
 	__type(value, struct lp_sys_stat);
 } sys_stats SEC(".maps");
 
+/*
+ * The first cfg_sys_fast_slots target processes count into this array, one
+ * block of LP_MAX_SYSCALL_NR entries each (index = block + nr): an array
+ * lookup is inlined, a hash lookup hashes the key on every syscall. Later
+ * processes, and numbers past the block, use sys_stats.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LP_SYS_FAST_SLOTS * LP_MAX_SYSCALL_NR);	/* resized */
+	__type(key, __u32);
+	__type(value, struct lp_sys_stat);
+} sys_fast SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);	/* resized by user space before load */
@@ -70,14 +83,23 @@ static __always_inline __u32 hist_slot(__u64 ns)
 
 static const struct lp_sys_stat zero_stat;	/* too big for the BPF stack */
 
-/* Count one call of @nr that took @ns (every call, slow or not). */
-static __always_inline void sys_account(__u32 tgid, __s32 nr, __u64 ns, bool error,
-					bool in_flight)
+/*
+ * Count one call of @nr that took @ns (every call, slow or not), in the
+ * array block at @fast_base, or in the hash when it is -1.
+ */
+static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns,
+					bool error, bool in_flight)
 {
 	struct lp_sys_key key = { .tgid = tgid, .nr = nr };
-	struct lp_sys_stat *st = bpf_map_lookup_elem(&sys_stats, &key);
-	__u32 slot;
+	struct lp_sys_stat *st = NULL;
+	__u32 slot, idx;
 
+	if (fast_base >= 0 && nr >= 0 && nr < LP_MAX_SYSCALL_NR) {
+		idx = fast_base + nr;
+		st = bpf_map_lookup_elem(&sys_fast, &idx);
+	}
+	if (!st)
+		st = bpf_map_lookup_elem(&sys_stats, &key);
 	if (!st) {
 		if (bpf_map_update_elem(&sys_stats, &key, &zero_stat, BPF_NOEXIST) &&
 		    bpf_map_lookup_elem(&sys_stats, &key) == NULL) {
@@ -89,8 +111,6 @@ static __always_inline void sys_account(__u32 tgid, __s32 nr, __u64 ns, bool err
 			return;
 	}
 	/* a per-CPU value: plain increments are safe */
-	st->count++;
-	st->total_ns += ns;
 	if (ns > st->max_ns)
 		st->max_ns = ns;
 	if (error)
@@ -137,6 +157,25 @@ static __always_inline bool sys_traced(long nr)
 	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[nr & (LP_MAX_SYSCALL_NR - 1)];
 }
 
+/* The state of target thread @task of @proc, created on first use. */
+static __always_inline struct lp_task *task_state_get(struct task_struct *task,
+						      struct lp_proc *proc, __u32 tgid)
+{
+	struct lp_task *t = bpf_task_storage_get(&task_state, task, NULL,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!t) {
+		stat_inc(LP_STAT_TASK_STATE_FAILED);
+		return NULL;
+	}
+	if (!t->tgid) {
+		t->tgid = tgid;
+		t->fast_base = proc->fast_slot ? (proc->fast_slot - 1) * LP_MAX_SYSCALL_NR : -1;
+		t->pend_kstack = -ENOENT;
+	}
+	return t;
+}
+
 static __always_inline int on_sys_enter(long nr)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -147,22 +186,24 @@ static __always_inline int on_sys_enter(long nr)
 	 * pointer away; a thread without it pays the procs hash lookup.
 	 */
 	if (!t) {
-		if (!current_target(bpf_get_current_pid_tgid() >> 32) || !sys_traced(nr))
+		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+		struct lp_proc *proc = current_target(tgid);
+
+		if (!proc || !sys_traced(nr))
 			return 0;
-		t = bpf_task_storage_get(&task_state, task, NULL,
-					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!t) {
-			stat_inc(LP_STAT_TASK_STATE_FAILED);
+		t = task_state_get(task, proc, tgid);
+		if (!t)
 			return 0;
-		}
 	} else if (!sys_traced(nr)) {
 		return 0;
 	}
 	t->sys_nr = nr;
-	t->pend_blocked = 0;
-	t->pend_preempted = 0;
-	t->pend_max = 0;
-	t->pend_kstack = -ENOENT;
+	if (cfg_offcpu) {
+		t->pend_blocked = 0;
+		t->pend_preempted = 0;
+		t->pend_max = 0;
+		t->pend_kstack = -ENOENT;
+	}
 	t->sys_start = bpf_ktime_get_ns();
 	return 0;
 }
@@ -183,9 +224,9 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 	dur = now - t->sys_start;
 	t->sys_start = 0;
 	nr = t->sys_nr;
-	tgid = bpf_get_current_pid_tgid() >> 32;
+	tgid = t->tgid;
 	if (cfg_syscalls)
-		sys_account(tgid, nr, dur, ret < 0 && ret >= -MAX_ERRNO, false);
+		sys_account(tgid, t->fast_base, nr, dur, ret < 0 && ret >= -MAX_ERRNO, false);
 	latency = cfg_syscalls && dur >= cfg_syscall_min_ns ? dur : 0;
 	if (!latency && !t->pend_blocked && !t->pend_preempted)
 		return 0;
@@ -252,15 +293,18 @@ int raw_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state)
 {
+	struct lp_task *t = bpf_task_storage_get(&task_state, prev, NULL, 0);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
-	struct lp_task *t;
+	struct lp_proc *proc;
 
-	if (!current_target(tgid) || (BPF_CORE_READ(prev, flags) & PF_KTHREAD))
-		return;
-	t = bpf_task_storage_get(&task_state, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* as in sys_enter: state means target; others pay the procs lookup */
 	if (!t) {
-		stat_inc(LP_STAT_TASK_STATE_FAILED);
-		return;
+		proc = current_target(tgid);
+		if (!proc || (BPF_CORE_READ(prev, flags) & PF_KTHREAD))
+			return;
+		t = task_state_get(prev, proc, tgid);
+		if (!t)
+			return;
 	}
 	t->off_preempted = preempt || prev_state == TASK_RUNNING;
 	/* our own frames (the program, bpf_trace_run4, ...) are cut in user space */
@@ -352,6 +396,7 @@ static __always_inline struct lp_task *parked_since_attach(struct task_struct *t
 	t->sys_nr = nr;
 	t->pend_kstack = -ENOENT;
 	t->off_kstack = -ENOENT;
+	t->fast_base = -1;
 	if (cfg_syscalls)
 		t->sys_start = attach_ns;
 	if (cfg_offcpu)
@@ -395,7 +440,7 @@ int dump_in_flight(struct bpf_iter__task *ctx)
 		info.preempted_ns = t->pend_preempted;
 		info.kstack_id = t->pend_kstack;
 		if (cfg_syscalls) {
-			sys_account(info.tgid, info.nr, dur, false, true);
+			sys_account(info.tgid, t->fast_base, info.nr, dur, false, true);
 			if (dur >= cfg_syscall_min_ns)
 				info.value = dur;
 		}

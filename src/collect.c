@@ -78,6 +78,7 @@ struct collect {
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
 	bool raw_tp;			/* ... as raw_tp (tp_btf failed) */
 	bool in_flight_done;
+	uint32_t fast_slots;		/* blocks of the per-CPU syscall stats array */
 	pid_t command_pid;		/* generation 0 of it is latprof's fork */
 	uint64_t in_flight_reported;
 	unsigned int freq_hz;
@@ -222,6 +223,13 @@ static int configure(struct collect *c, const struct collect_opts *o)
 			s->rodata->cfg_sys_filter[o->syscalls[i]] = 1;
 	/* scratch records: sampler, tracepoints (per CPU each), iterator */
 	s->rodata->cfg_nr_cpus = ncpu;
+	/* per-CPU stats blocks for the first processes, within 32 MiB */
+	c->fast_slots = (32u << 20) / ((size_t)ncpu * LP_MAX_SYSCALL_NR * sizeof(struct lp_sys_stat));
+	if (c->fast_slots > LP_SYS_FAST_SLOTS)
+		c->fast_slots = LP_SYS_FAST_SLOTS;
+	if (!o->mode_syscall)
+		c->fast_slots = 0;
+	s->rodata->cfg_sys_fast_slots = c->fast_slots;
 	s->rodata->cfg_all = o->all;
 	/* with -a, unwinding our own samples would feed on itself */
 	s->rodata->cfg_self_tgid = getpid();
@@ -241,6 +249,9 @@ static int configure(struct collect *c, const struct collect_opts *o)
 		err = bpf_map__set_max_entries(s->maps.timed_samples, o->max_samples);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.sys_stats, o->max_sys_stats);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.sys_fast, c->fast_slots ?
+					       c->fast_slots * LP_MAX_SYSCALL_NR : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.procs, o->max_procs);
 	return err;
@@ -334,9 +345,28 @@ int collect_add_command(struct collect *c, pid_t pid)
 	return collect_add_pid(c, pid);
 }
 
+/*
+ * Hand a block of the per-CPU syscall stats to @pid, as fast_slot_alloc()
+ * does in BPF; only before attach, when no program can race with us.
+ */
+static uint32_t fast_slot_alloc(struct collect *c, pid_t pid)
+{
+	int fd = bpf_map__fd(c->skel->maps.fast_slots);
+	uint32_t key = 0, next, owner = pid;
+
+	if (bpf_map_lookup_elem(fd, &key, &next) || next >= c->fast_slots)
+		return 0;
+	key = next + 1;
+	if (bpf_map_update_elem(fd, &key, &owner, BPF_ANY))
+		return 0;
+	key = 0;
+	next++;
+	return bpf_map_update_elem(fd, &key, &next, BPF_ANY) ? 0 : next;
+}
+
 int collect_add_pid(struct collect *c, pid_t pid)
 {
-	struct lp_proc zero = { 0 };
+	struct lp_proc zero = { .fast_slot = fast_slot_alloc(c, pid) };
 	uint32_t key = pid;
 
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.procs), &key, &zero, BPF_ANY))
@@ -526,6 +556,8 @@ struct builder {
 	uint64_t vanished_samples;	/* user frames of processes never snapshotted */
 	struct hashmap mappings;	/* sym mapping -> profile mapping id */
 	struct { uint64_t *items; size_t nr, alloc; } locs;
+	struct sys_stats sys;		/* per (process, syscall), from both maps */
+	struct hashmap sys_idx;		/* (tgid, nr) -> index + 1 in sys */
 };
 
 /* The profile mapping of a symbolizer mapping, added on first use; 0 = none. */
@@ -890,30 +922,98 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 	return err;
 }
 
-/* Per (process, syscall) statistics, summed over CPUs, into metadata. */
+/*
+ * Add the per-CPU values @vals of (@tgid, @nr) to the statistics being
+ * built: the array and the hash can both hold a pair (a block handed out
+ * twice in a race, the in-flight iterator). 0 or -ENOMEM.
+ */
+static int builder_sys_add(struct builder *b, uint32_t tgid, int32_t nr,
+			   const struct lp_sys_stat *vals)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&b->sys_idx, NULL, tgid, (uint32_t)nr));
+	int cpu, j, ncpu = libbpf_num_possible_cpus();
+	struct sys_stat *st;
+
+	if (!i) {
+		if (array_grow(&b->sys, b->sys.nr + 1))
+			return -ENOMEM;
+		i = ++b->sys.nr;
+		if (hashmap_put(&b->sys_idx, NULL, tgid, (uint32_t)nr, HASHMAP_NUM(i)))
+			return -ENOMEM;
+		st = &b->sys.items[i - 1];
+		memset(st, 0, sizeof(*st));
+		st->pid = tgid;
+		sys_stat_name(nr, st->name, sizeof(st->name));
+	}
+	st = &b->sys.items[i - 1];
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		const struct lp_sys_stat *v = &vals[cpu];
+		struct sys_stat one = { .errors = v->errors, .max_ns = v->max_ns,
+					.in_flight = v->in_flight };
+
+		for (j = 0; j < LP_HIST_SLOTS; j++) {
+			one.hist[j] = v->hist[j];
+			one.hist_ns[j] = v->hist_ns[j];
+			one.count += v->hist[j];
+			one.total_ns += v->hist_ns[j];
+		}
+		if (one.count)
+			sys_stat_merge(st, &one);
+	}
+	return 0;
+}
+
 static int builder_sys_stat(struct builder *b, const struct builder_cols *cols,
 			    const void *k, const void *v)
 {
 	const struct lp_sys_key *key = k;
-	const struct lp_sys_stat *vals = v;
-	struct sys_stat st = { .pid = key->tgid };
-	int i, j, ncpu = libbpf_num_possible_cpus();
 
 	(void)cols;
-	sys_stat_name(key->nr, st.name, sizeof(st.name));
-	for (i = 0; i < ncpu; i++) {
-		st.count += vals[i].count;
-		st.errors += vals[i].errors;
-		st.total_ns += vals[i].total_ns;
-		st.in_flight += vals[i].in_flight;
-		if (vals[i].max_ns > st.max_ns)
-			st.max_ns = vals[i].max_ns;
-		for (j = 0; j < LP_HIST_SLOTS; j++) {
-			st.hist[j] += vals[i].hist[j];
-			st.hist_ns[j] += vals[i].hist_ns[j];
+	return builder_sys_add(b, key->tgid, key->nr, v);
+}
+
+/* The per-CPU array: block i belongs to the tgid in fast_slots[1 + i]. */
+static int builder_sys_fast(struct builder *b)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	int slots_fd = bpf_map__fd(b->c->skel->maps.fast_slots);
+	int fd = bpf_map__fd(b->c->skel->maps.sys_fast);
+	struct lp_sys_stat *vals;
+	uint32_t i, nr, key, tgid, used = 0;
+
+	if (!b->c->fast_slots || bpf_map_lookup_elem(slots_fd, &used, &used))
+		return 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (i = 0; !err && i < used && i < b->c->fast_slots; i++) {
+		key = i + 1;
+		if (bpf_map_lookup_elem(slots_fd, &key, &tgid) || !tgid)
+			continue;
+		for (nr = 0; !err && nr < LP_MAX_SYSCALL_NR; nr++) {
+			key = i * LP_MAX_SYSCALL_NR + nr;
+			if (!bpf_map_lookup_elem(fd, &key, vals))
+				err = builder_sys_add(b, tgid, nr, vals);
 		}
 	}
-	return sys_stat_store(b->p, &st);
+	free(vals);
+	return err;
+}
+
+/* Per (process, syscall) statistics, summed over CPUs, into metadata. */
+static int builder_sys_stats(struct builder *b, const struct builder_cols *cols)
+{
+	size_t i;
+	int err = builder_sys_fast(b);
+
+	if (!err)
+		err = builder_each(b, cols, b->c->skel->maps.sys_stats, builder_sys_stat);
+	for (i = 0; !err && i < b->sys.nr; i++)
+		if (b->sys.items[i].count)
+			err = sys_stat_store(b->p, &b->sys.items[i]);
+	return err;
 }
 
 /* proc.PID.* metadata: unwinding mode and stack quality of each process. */
@@ -1017,12 +1117,14 @@ int collect_build_profile(struct collect *c, struct profile *p)
 	if (!err)
 		err = builder_ustacks(&b, &cols);
 	if (!err && c->mode_syscall)
-		err = builder_each(&b, &cols, c->skel->maps.sys_stats, builder_sys_stat);
+		err = builder_sys_stats(&b, &cols);
 	if (!err)
 		err = builder_meta(&b);
 	if (!err)
 		err = builder_proc_meta(&b);
 	hashmap_release(&b.mappings);
+	hashmap_release(&b.sys_idx);
 	free(b.locs.items);
+	free(b.sys.items);
 	return err;
 }
