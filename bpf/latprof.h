@@ -114,17 +114,24 @@ struct lp_sys_key {
 	__s32 nr;
 };
 
+/* One log2 latency bucket: its calls and their summed duration (its mean). */
+struct lp_hist_bucket {
+	__u64 count;
+	__u64 sum_ns;
+};
+
 /*
  * hist[0] counts calls under 1 us, hist[i] calls in [2^(i-1), 2^i) us; the
  * last slot also takes everything longer. The count and the total are the
- * sums of hist[] and hist_ns[]: two fewer updates per syscall.
+ * sums over the buckets: two fewer updates per syscall, and a bucket's two
+ * fields share a cache line.
  */
 struct lp_sys_stat {
 	__u64 errors;		/* returned -4095..-1 */
 	__u64 max_ns;
 	__u64 in_flight;	/* counted at stop, with their time so far */
-	__u64 hist[LP_HIST_SLOTS];
-	__u64 hist_ns[LP_HIST_SLOTS];	/* summed duration per slot: its mean */
+	__u64 pad;
+	struct lp_hist_bucket hist[LP_HIST_SLOTS];
 };
 
 /* Per-thread state of the syscall and off-CPU collectors (task storage). */

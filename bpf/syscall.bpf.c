@@ -118,8 +118,8 @@ static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, _
 	if (in_flight)
 		st->in_flight++;
 	slot = hist_slot(ns) & (LP_HIST_SLOTS - 1);
-	st->hist[slot]++;
-	st->hist_ns[slot] += ns;
+	st->hist[slot].count++;
+	st->hist[slot].sum_ns += ns;
 }
 
 /* Add to the in-kernel aggregation of frame-pointer timed samples. */

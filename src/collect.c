@@ -952,10 +952,10 @@ static int builder_sys_add(struct builder *b, uint32_t tgid, int32_t nr,
 					.in_flight = v->in_flight };
 
 		for (j = 0; j < LP_HIST_SLOTS; j++) {
-			one.hist[j] = v->hist[j];
-			one.hist_ns[j] = v->hist_ns[j];
-			one.count += v->hist[j];
-			one.total_ns += v->hist_ns[j];
+			one.hist[j] = v->hist[j].count;
+			one.hist_ns[j] = v->hist[j].sum_ns;
+			one.count += v->hist[j].count;
+			one.total_ns += v->hist[j].sum_ns;
 		}
 		if (one.count)
 			sys_stat_merge(st, &one);
