@@ -110,24 +110,37 @@ tool_fds()
 	echo "$n"
 }
 
-# wait_attached NAME PID [FILE PATTERN]: waits until the tool PID has BPF
-# links or perf events open and their number has not changed for 0.3 s, or,
-# with FILE, until PATTERN appears in FILE; dies if PID exits first or after
-# 30 s. Then 0.2 s more, to settle.
+# idle_state PID: "STATE TICKS" of PID: its state letter and its CPU time
+# (utime + stime, all threads) in clock ticks
+idle_state()
+{
+	awk '{ sub(/^.*\) /, ""); print $1, $12 + $13 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# wait_attached NAME PID [FILE PATTERN]: waits until the tool PID is attached,
+# then 0.2 s more to settle; dies if PID exits first or after 30 s. With FILE,
+# attached means PATTERN appeared in FILE. Without, it means: the tool holds
+# BPF links or perf events, and for the last 0.3 s their number has not
+# changed, the tool has been asleep at every look and has used at most one
+# clock tick of CPU (perf trace opens its events before it is done setting
+# up; on a busy CPU that can take a while).
 wait_attached()
 {
-	local name=$1 pid=$2 file=${3:-} pat=${4:-} i n last=-1 same=0
+	local name=$1 pid=$2 file=${3:-} pat=${4:-} i n st ticks last=-1 t0=-1 same=0
 	for ((i = 0; i < 300; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
 		if [ -n "$file" ]; then
 			grep -q -- "$pat" "$file" && { sleep 0.2; return; }
 		else
 			n=$(tool_fds "$pid")
-			if [ "$n" -gt 0 ] && [ "$n" = "$last" ]; then
+			read -r st ticks < <(idle_state "$pid")
+			if [ "$n" -gt 0 ] && [ "$n" = "$last" ] && [ "$st" = S ] &&
+				[ $((ticks - t0)) -le 1 ]; then
 				same=$((same + 1))
 				[ "$same" -ge 3 ] && { sleep 0.2; return; }
 			else
 				same=0
+				t0=${ticks:-0}
 			fi
 			last=$n
 		fi
