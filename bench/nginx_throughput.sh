@@ -74,33 +74,6 @@ stop_all()
 	wait "$NGINX_PID"
 }
 
-# has TOOL NAME: true if TOOL runs; else says NAME is skipped
-has()
-{
-	command -v "$1" >/dev/null 2>&1 && return 0
-	echo "$BENCH: $1 not found, $2 skipped" >&2
-	return 1
-}
-
-# has_latprof_syscall: true if LATPROF records --mode cpu,syscall; else says why
-has_latprof_syscall()
-{
-	if [ ! -x "$LATPROF" ]; then
-		echo "$BENCH: latprof not found: $LATPROF (run make); latprof skipped" >&2
-		return 1
-	fi
-	if ! "$LATPROF" record --help 2>&1 | grep -q -- '--mode'; then
-		echo "$BENCH: $LATPROF has no --mode; latprof skipped" >&2
-		return 1
-	fi
-	if ! "$LATPROF" record --mode cpu,syscall -q -d 1 -o "$TMP/probe.pb.gz" \
-		-p "$WORKER" >"$TMP/probe.out" 2>&1; then
-		echo "$BENCH: latprof record --mode cpu,syscall -p PID failed; latprof skipped:" >&2
-		sed 's/^/    /' "$TMP/probe.out" >&2
-		return 1
-	fi
-}
-
 # the server: one worker, a 612-byte file, no access log (no disk writes in
 # the measurement), runs as root so it reads the 0700 temporary directory
 mkdir -p "$TMP/html" "$TMP/logs"
@@ -135,93 +108,10 @@ for ((i = 0; i < 100; i++)); do
 done
 
 VARIANTS="base floor"
-has_latprof_syscall && VARIANTS="$VARIANTS lp"
+has_latprof_syscall cpu,syscall "$WORKER" && VARIANTS="$VARIANTS lp"
 has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
 has "$PERF" "perf trace" && VARIANTS="$VARIANTS perf_trace"
-
-# tool_fds PID: how many BPF links and perf events PID holds
-tool_fds()
-{
-	local f n=0
-	for f in /proc/"$1"/fd/*; do
-		case $(readlink "$f" 2>/dev/null) in
-		*bpf_link* | *bpf-link* | *perf_event*) n=$((n + 1)) ;;
-		esac
-	done
-	echo "$n"
-}
-
-# idle_state PID: "STATE TICKS" of PID: its state letter and its CPU time
-# (utime + stime, all threads) in clock ticks
-idle_state()
-{
-	awk '{ sub(/^.*\) /, ""); print $1, $12 + $13 }' "/proc/$1/stat" 2>/dev/null
-}
-
-# wait_attached NAME PID [FILE PATTERN]: waits until the tool PID is attached,
-# then 0.2 s more to settle; dies if PID exits first or after 30 s. With FILE,
-# attached means PATTERN appeared in FILE. Without, it means: the tool holds
-# BPF links or perf events, and for the last 0.3 s their number has not
-# changed, the tool has been asleep at every look and has used at most one
-# clock tick of CPU (perf trace opens its events before it is done setting
-# up; on a busy CPU that can take a while).
-wait_attached()
-{
-	local name=$1 pid=$2 file=${3:-} pat=${4:-} i n st ticks last=-1 t0=-1 same=0
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		if [ -n "$file" ]; then
-			grep -q -- "$pat" "$file" && { sleep 0.2; return; }
-		else
-			n=$(tool_fds "$pid")
-			read -r st ticks < <(idle_state "$pid")
-			if [ "$n" -gt 0 ] && [ "$n" = "$last" ] && [ "$st" = S ] &&
-				[ $((ticks - t0)) -le 1 ]; then
-				same=$((same + 1))
-				[ "$same" -ge 3 ] && { sleep 0.2; return; }
-			else
-				same=0
-				t0=${ticks:-0}
-			fi
-			last=$n
-		fi
-		sleep 0.1
-	done
-	cat "$TMP/tool.err" >&2
-	die "$name: not attached (pid $pid $(kill -0 "$pid" 2>/dev/null && echo "still running" || echo "exited"))"
-}
-
-# cpu_s PID: utime + stime of PID in seconds, -1 once it is gone
-cpu_s()
-{
-	[ -r "/proc/$1/stat" ] || { echo -1; return; }
-	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' \
-		"/proc/$1/stat" 2>/dev/null || echo -1
-}
-
-# stop_tool NAME: SIGINT to the tool, waits up to 60 s for it to exit
-# (latprof symbolizes and writes its profile then), dies if it failed.
-stop_tool()
-{
-	local name=$1 i rc
-	kill -INT "$TPID" 2>/dev/null
-	for ((i = 0; i < 600; i++)); do
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$TPID" 2>/dev/null; then
-		kill -9 "$TPID"
-		die "$name: still running 60 s after SIGINT"
-	fi
-	wait "$TPID"
-	rc=$?
-	TPID=
-	if [ "$rc" != 0 ]; then
-		sed 's/^/    /' "$TMP/tool.err" >&2
-		die "$name: exited with status $rc"
-	fi
-}
 
 # run VARIANT ROUND: one wrk run against nginx under VARIANT; appends to RUNS.
 run()
