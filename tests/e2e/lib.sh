@@ -19,6 +19,8 @@ if [ -z "${WORKDIR:-}" ]; then
 	WORKDIR=$(mktemp -d /tmp/latprof-e2e.XXXXXX)
 fi
 TEST_NAME=$(basename "$0" .sh)
+# this directory: pprof_decode.py lives next to this file
+_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Processes started with start_bg; killed on exit whatever happens.
 BG_PIDS=""
@@ -527,52 +529,10 @@ report_stacks()
 
 # profile_meta PROFILE: the run metadata of a latprof profile, one KEY=VALUE
 # a line (the pprof comments "latprof:KEY=VALUE", docs/formats.md), decoded
-# with a few lines of Python so no value is cut or glued to the next string.
+# by pprof_decode.py so no value is cut or glued to the next string.
 profile_meta()
 {
-	/usr/bin/python3 - "$1" <<'PYEOF'
-import gzip, sys
-
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7f) << s
-        s += 7
-        if c < 0x80:
-            return v, i
-
-data = gzip.open(sys.argv[1]).read()
-strings, comments, i = [], [], 0
-while i < len(data):
-    key, i = varint(data, i)
-    field, wt = key >> 3, key & 7
-    if wt == 0:
-        v, i = varint(data, i)
-        if field == 13:
-            comments.append(v)
-    elif wt == 2:
-        n, i = varint(data, i)
-        if field == 6:
-            strings.append(data[i:i + n].decode("utf-8", "replace"))
-        elif field == 13:	# packed repeated int64
-            j = i
-            while j < i + n:
-                v, j = varint(data, j)
-                comments.append(v)
-        i += n
-    elif wt == 1:
-        i += 8
-    elif wt == 5:
-        i += 4
-    else:
-        sys.exit("profile_meta: bad wire type %d" % wt)
-for c in comments:
-    s = strings[c]
-    if s.startswith("latprof:"):
-        print(s[len("latprof:"):])
-PYEOF
+	/usr/bin/python3 "$_lib_dir/pprof_decode.py" meta "$1"
 }
 
 # ratio A B: A / B with 3 decimals; 0 when B is 0.
@@ -685,74 +645,11 @@ for s in j.get("syscalls", []):
 }
 
 # pprof_sums PROFILE: the total of each value column of a pprof file, one
-# "type/unit SUM" a line, decoded with a few lines of Python (profile.proto:
-# sample_type = 1, sample = 2 with value = 2, string_table = 6), so the check
-# does not depend on latprof's own reader.
+# "type/unit SUM" a line, decoded by pprof_decode.py, so the check does not
+# depend on latprof's own reader.
 pprof_sums()
 {
-	/usr/bin/python3 - "$1" <<'PYEOF'
-import gzip, sys
-
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        v |= (c & 0x7f) << s
-        s += 7
-        if c < 0x80:
-            return v, i
-
-def fields(b):
-    i = 0
-    while i < len(b):
-        key, i = varint(b, i)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(b, i)
-            yield f, wt, v
-        elif wt == 2:
-            n, i = varint(b, i)
-            yield f, wt, b[i:i + n]
-            i += n
-        elif wt == 1:
-            i += 8
-        elif wt == 5:
-            i += 4
-        else:
-            sys.exit("pprof_sums: bad wire type %d" % wt)
-
-def ints(wt, v):
-    if wt == 0:
-        return [v]
-    out, i = [], 0
-    while i < len(v):
-        x, i = varint(v, i)
-        out.append(x)
-    return out
-
-data = gzip.open(sys.argv[1]).read()
-types, strings, sums = [], [], []
-for f, wt, v in fields(data):
-    if f == 1:
-        t = dict((ff, vv) for ff, w, vv in fields(v) if w == 0)
-        types.append((t.get(1, 0), t.get(2, 0)))
-    elif f == 2:
-        vals = []
-        for ff, w, vv in fields(v):
-            if ff == 2:
-                vals += ints(w, vv)
-        for k, x in enumerate(vals):
-            if x >= 1 << 63:
-                x -= 1 << 64
-            while len(sums) <= k:
-                sums.append(0)
-            sums[k] += x
-    elif f == 6:
-        strings.append(v.decode("utf-8", "replace"))
-for k, (t, u) in enumerate(types):
-    print("%s/%s %d" % (strings[t], strings[u], sums[k] if k < len(sums) else 0))
-PYEOF
+	/usr/bin/python3 "$_lib_dir/pprof_decode.py" sums "$1"
 }
 
 # pprof_sum PROFILE TYPE: the total of the value column TYPE (e.g. latency).

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Read a latprof.pb.gz without latprof: a few lines of protobuf wire format,
+so the e2e checks do not depend on latprof's own reader (profile.proto:
+sample_type = 1, sample = 2 with value = 2, string_table = 6, comment = 13).
+
+usage: pprof_decode.py meta FILE   the "latprof:KEY=VALUE" comments, KEY=VALUE a line
+       pprof_decode.py sums FILE   the total of each value column, "type/unit SUM" a line
+"""
+import gzip
+import sys
+
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+
+def fields(b):
+    """(field, wire type, value): an int for varints, bytes for lengths."""
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        f, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+            yield f, wt, v
+        elif wt == 2:
+            n, i = varint(b, i)
+            yield f, wt, b[i:i + n]
+            i += n
+        elif wt == 1:
+            i += 8
+        elif wt == 5:
+            i += 4
+        else:
+            sys.exit("pprof_decode: bad wire type %d" % wt)
+
+
+def ints(wt, v):
+    """A repeated int64 field, packed or not."""
+    if wt == 0:
+        return [v]
+    out, i = [], 0
+    while i < len(v):
+        x, i = varint(v, i)
+        out.append(x)
+    return out
+
+
+def main():
+    mode, path = sys.argv[1], sys.argv[2]
+    data = gzip.open(path).read()
+    types, strings, sums, comments = [], [], [], []
+    for f, wt, v in fields(data):
+        if f == 1:
+            t = dict((ff, vv) for ff, w, vv in fields(v) if w == 0)
+            types.append((t.get(1, 0), t.get(2, 0)))
+        elif f == 2:
+            vals = []
+            for ff, w, vv in fields(v):
+                if ff == 2:
+                    vals += ints(w, vv)
+            for k, x in enumerate(vals):
+                if x >= 1 << 63:
+                    x -= 1 << 64
+                while len(sums) <= k:
+                    sums.append(0)
+                sums[k] += x
+        elif f == 6:
+            strings.append(v.decode("utf-8", "replace"))
+        elif f == 13:
+            comments += ints(wt, v)
+    if mode == "meta":
+        for c in comments:
+            if strings[c].startswith("latprof:"):
+                print(strings[c][len("latprof:"):])
+    elif mode == "sums":
+        for k, (t, u) in enumerate(types):
+            print("%s/%s %d" % (strings[t], strings[u], sums[k] if k < len(sums) else 0))
+    else:
+        sys.exit(__doc__)
+
+
+main()
