@@ -66,20 +66,6 @@ struct {
 	__type(value, struct lp_timed_value);
 } timed_samples SEC(".maps");
 
-static __always_inline __u32 hist_slot(__u64 ns)
-{
-	__u64 us = ns / 1000;
-	__u32 slot = 0;
-
-	/* slot = floor(log2(us)) + 1, i.e. the bit length of us */
-	if (us >> 16) { us >>= 16; slot += 16; }
-	if (us >> 8) { us >>= 8; slot += 8; }
-	if (us >> 4) { us >>= 4; slot += 4; }
-	if (us >> 2) { us >>= 2; slot += 2; }
-	if (us >> 1) { us >>= 1; slot += 1; }
-	slot += us;
-	return slot < LP_HIST_SLOTS ? slot : LP_HIST_SLOTS - 1;
-}
 
 static const struct lp_sys_stat zero_stat;	/* too big for the BPF stack */
 
@@ -117,7 +103,7 @@ static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, _
 		st->errors++;
 	if (in_flight)
 		st->in_flight++;
-	slot = hist_slot(ns) & (LP_HIST_SLOTS - 1);
+	slot = lp_hist_slot(ns) & (LP_HIST_SLOTS - 1);
 	st->hist[slot].count++;
 	st->hist[slot].sum_ns += ns;
 }

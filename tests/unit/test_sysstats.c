@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/types.h>
+
+#include "bpf/latprof.h"
 #include "src/pprof.h"
 #include "src/sysstats.h"
 #include "tests/unit/check.h"
@@ -23,6 +26,35 @@ static struct sys_stat pipe_reads(void)
 	s.hist[0] = 1;	/* one fast read that failed */
 	s.hist_ns[0] = 900;
 	return s;
+}
+
+/* The kernel's slot of a duration is the bucket sys_hist_bucket_us names. */
+static void test_kernel_slot(void)
+{
+	uint64_t lo, hi, ns, probes[] = { 0, 1, 999, 1000, 1999, 2000, 32767999, 32768000,
+					  50000000, 65535999, 65536000, ~0ULL };
+	unsigned int i, k;
+	int d;
+
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		sys_hist_bucket_us(lp_hist_slot(probes[i]), &lo, &hi);
+		CHECK(probes[i] / 1000 >= lo);
+		CHECK(probes[i] / 1000 < hi || lp_hist_slot(probes[i]) == SYS_HIST_SLOTS - 1);
+	}
+	/* every boundary, both sides, against the bit length of ns / 1000 */
+	for (k = 0; k < 62; k++) {
+		for (d = -2; d <= 2; d++) {
+			uint64_t us;
+			unsigned int want = 0;
+
+			ns = (k < 52 ? 1000ULL << k : 1ULL << k) + d;
+			for (us = ns / 1000; us; us >>= 1)
+				want++;
+			if (want >= SYS_HIST_SLOTS)
+				want = SYS_HIST_SLOTS - 1;
+			CHECK(lp_hist_slot(ns) == want);
+		}
+	}
 }
 
 static void test_buckets(void)
@@ -120,6 +152,7 @@ static void test_merge(void)
 
 int main(void)
 {
+	test_kernel_slot();
 	test_buckets();
 	test_quantiles();
 	test_roundtrip();
