@@ -112,6 +112,9 @@ has_latprof_syscall cpu,syscall "$WORKER" && VARIANTS="$VARIANTS lp"
 has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
 has "$PERF" "perf trace" && VARIANTS="$VARIANTS perf_trace"
+# A/B of two latprof builds, as in syscall_overhead.sh
+[ -n "${LATPROF_B:-}" ] && VARIANTS="$VARIANTS lp_b"
+VARIANTS=${BENCH_VARIANTS:-$VARIANTS}
 
 # run VARIANT ROUND: one wrk run against nginx under VARIANT; appends to RUNS.
 run()
@@ -121,6 +124,7 @@ run()
 	case $v in
 	floor) cmd=("$FLOOR") ;;
 	lp) cmd=("$LATPROF" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz" -p "$WORKER") ;;
+	lp_b) cmd=("$LATPROF_B" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz" -p "$WORKER") ;;
 	syscount) cmd=("$SYSCOUNT" -L -p "$WORKER") ;;
 	bpftrace) cmd=("$BPFTRACE" -e "
 		tracepoint:raw_syscalls:sys_enter /pid == $WORKER/ { @start[tid] = nsecs; }
@@ -244,6 +248,7 @@ summary()
 	awk -F'\t' -v per="$SYSC_PER_REQ" '
 		BEGIN {
 			label["lp"] = "latprof"
+			label["lp_b"] = "latprof B"
 			label["syscount"] = "syscount -L"
 			label["perf_trace"] = "perf trace -s"
 		}
