@@ -38,7 +38,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(BUILD) -I$(BUILD)/proto -D_GNU_SOURCE -MMD -MP \
 	-DLATPROF_VERSION='"$(VERSION)"'
-LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c
+LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
@@ -59,7 +59,9 @@ SKEL := $(BUILD)/latprof.skel.h
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
-FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%)
+FIXTURE_CXX_SRCS := $(wildcard tests/fixtures/*.cpp)
+FIXTURE_BINS := $(FIXTURE_SRCS:tests/fixtures/%.c=$(BUILD)/fixtures/%) \
+	$(FIXTURE_CXX_SRCS:tests/fixtures/%.cpp=$(BUILD)/fixtures/%)
 FIXTURE_CFLAGS := -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread
 # Fixtures that must be built without frame pointers (DWARF unwinding tests).
 FIXTURE_CFLAGS_nofp_chain := -O2 -g -fomit-frame-pointer -pthread
@@ -136,6 +138,11 @@ $(BUILD)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(or $(FIXTURE_CFLAGS_$*),$(FIXTURE_CFLAGS)) -o $@ $< -lm -ldl
 
+$(BUILD)/fixtures/%: tests/fixtures/%.cpp tests/fixtures/fixture.h
+	@mkdir -p $(@D)
+	$(call msg,CXX,$<)
+	$(Q)$(CXX) $(or $(FIXTURE_CFLAGS_$*),$(FIXTURE_CFLAGS)) -o $@ $< -lm -ldl
+
 fixtures: $(FIXTURE_BINS)
 
 check-unit: $(UNIT_BINS)
@@ -155,6 +162,7 @@ check-deps:
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
 	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
+	libiberty-dev g++ \
 	nginx-light wrk
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \

@@ -610,7 +610,10 @@ static uint64_t builder_location(struct builder *b, const struct sym_location *l
 			sym_location_fallback_name(loc, name, sizeof(name));
 			fn = name;
 		}
-		lines[i].function_id = profile_function_id(b->p, fn, fn, f->file, 0);
+		/* pprof keeps the mangled name as system_name */
+		lines[i].function_id = profile_function_id(b->p, fn,
+							   f->function && f->system_name ?
+							   f->system_name : fn, f->file, 0);
 		lines[i].line = f->line;
 		if (!lines[i].function_id)
 			return 0;

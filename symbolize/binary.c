@@ -10,6 +10,7 @@
 #define _GNU_SOURCE		/* memfd_create */
 #endif
 #include "symbolize/binary.h"
+#include "symbolize/demangle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -536,9 +537,19 @@ static int frame_push(struct sym_frames *out, struct strtab *strs, const char *f
 	if (function) {
 		/* "pthread_create@@GLIBC_2.34": the version is not part of the name */
 		len = strcspn(function, "@");
-		f->function = strtab_intern_len(strs, function, len ? len : strlen(function));
-		if (!f->function)
+		f->system_name = strtab_intern_len(strs, function, len ? len : strlen(function));
+		if (!f->system_name)
 			return -ENOMEM;
+		f->function = f->system_name;
+		if (sym_is_mangled(f->system_name)) {
+			char *d = sym_demangle(f->system_name);
+
+			if (d)
+				f->function = strtab_intern(strs, d);
+			free(d);
+			if (!f->function)
+				return -ENOMEM;
+		}
 	}
 	if (!intern(strs, file, &f->file))
 		return -ENOMEM;

@@ -40,7 +40,10 @@ struct sym_mapping {
 
 /* One source-level frame at an address. */
 struct sym_frame {
-	const char *function;	/* NULL when the address has no symbol */
+	const char *function;	/* NULL when the address has no symbol; C++ and
+				 * Rust names demangled */
+	const char *system_name;	/* the name as in the binary (mangled);
+					 * == function when it is not mangled */
 	const char *file;	/* source file, NULL without line info */
 	uint32_t line;		/* 0 without line info */
 	uint64_t offset;	/* address - start of function (0 if unknown) */
