@@ -162,7 +162,7 @@ check-deps:
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
 	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
-	libiberty-dev g++ \
+	libiberty-dev g++ libc6-dbg libpython3.11 \
 	nginx-light wrk
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \

@@ -13,9 +13,10 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{ "record", cmd_record, "sample CPU stacks of a target, write a profile" },
+	{ "record", cmd_record, "sample CPU, time syscalls and off-CPU of a target, write a profile" },
 	{ "report", cmd_report, "hotspot report of a profile on the terminal" },
-	{ "export", cmd_export, "convert a profile (folded stacks)" },
+	{ "export", cmd_export, "convert a profile (folded stacks, JSON)" },
+	{ "symbolize", cmd_symbolize, "addresses of an ELF file to functions and lines" },
 };
 
 static void usage(FILE *f)
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: latprof [--version] [--help] VERB [ARGS]\n\n"
-		   "latprof samples CPU stacks with BPF and shows where time goes.\n\n"
+		   "latprof shows where a service's time goes, on CPU and in the kernel, with BPF.\n\n"
 		   "verbs:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);

@@ -15,5 +15,6 @@ enum exit_status {
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
 
 #endif

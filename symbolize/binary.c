@@ -600,10 +600,22 @@ static void die_call_site(Dwarf_Die *die, Dwarf_Die *cudie, const char **file, i
 static int resolve_scopes(Dwarf_Die *cudie, Dwarf_Addr cu_pc, struct sym_frame at,
 			  struct strtab *strs, struct sym_frames *out)
 {
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die *scopes = NULL, inner;
 	int i, n, tag, line = at.line, err = 0;
 
+	/*
+	 * dwarf_getscopes continues past an inlined subroutine with the scopes
+	 * of its abstract definition, which skips every level of a nested
+	 * inline but the innermost; the concrete chain comes from the DIE tree
+	 * of the innermost scope (as eu-addr2line -i does it).
+	 */
 	n = dwarf_getscopes(cudie, cu_pc, &scopes);
+	if (n > 0) {
+		inner = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
 	for (i = 0; i < n && !err; i++) {
 		tag = dwarf_tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram) {

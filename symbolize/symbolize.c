@@ -619,3 +619,42 @@ int sym_location_fallback_name(const struct sym_location *loc, char *buf, size_t
 	base = path[0] == '/' ? strrchr(path, '/') + 1 : path;
 	return snprintf(buf, size, "%s+0x%" PRIx64, base, loc->rel_address);
 }
+
+const struct sym_location *symbolizer_file(struct symbolizer *s, const char *path,
+					   uint64_t vaddr)
+{
+	struct sym_location *loc;
+	struct binary *b;
+	int fd;
+
+	/* the cache compares pointers: intern; keyed (path, 0, 1), which no
+	 * mapped file uses ((path, dev, 0) or (NULL, dev, inode)) */
+	path = strtab_intern(s->strs, path);
+	if (!path) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	b = hashmap_get(&s->bin_cache, path, 0, 1);
+	if (!b) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		b = binary_new(fd, path, s->strs);
+		if (!b || array_grow(&s->bins, s->bins.nr + 1)) {
+			binary_free(b);
+			errno = ENOMEM;
+			return NULL;
+		}
+		s->bins.items[s->bins.nr++] = b;
+		if (hashmap_put(&s->bin_cache, path, 0, 1, b)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	loc = location_new(s, vaddr);
+	if (!loc || symbolizer_binary_frames(s, b, vaddr, false, loc)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return loc;
+}

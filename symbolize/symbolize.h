@@ -162,4 +162,14 @@ int symbolizer_unwind(struct symbolizer *s, struct sym_process *p,
  */
 int sym_location_fallback_name(const struct sym_location *loc, char *buf, size_t size);
 
+/*
+ * Offline use, without a process: the frames of ELF virtual address @vaddr
+ * of the file at @path (as `addr2line -e PATH` takes it). The file is opened
+ * once and cached like a mapped one; frames are resolved once per address.
+ * loc->map is NULL. Returns NULL with errno set: ENOENT/EACCES when the file
+ * cannot be opened, ENOMEM.
+ */
+const struct sym_location *symbolizer_file(struct symbolizer *s, const char *path,
+					   uint64_t vaddr);
+
 #endif
