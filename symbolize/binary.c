@@ -11,6 +11,7 @@
 #endif
 #include "symbolize/binary.h"
 #include "symbolize/demangle.h"
+#include "symbolize/scopes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include <gelf.h>
 
 #include "src/strtab.h"
+#include "src/hashmap.h"
 #include "src/util.h"
 
 /* A function symbol, in module addresses. */
@@ -65,6 +67,8 @@ struct binary {
 	struct { struct binary_cu *items; size_t nr, alloc; } cus;	/* by low */
 	Dwarf_Addr cu_bias;
 	bool cus_loaded;
+	struct hashmap scopes;	/* (NULL, CU DIE offset, 0) -> struct scope_index */
+	struct { struct scope_index **items; size_t nr, alloc; } scope_list;
 };
 
 static const Dwfl_Callbacks binary_callbacks = {
@@ -239,6 +243,10 @@ void binary_free(struct binary *b)
 	free(b->segs.items);
 	free(b->syms.items);
 	free(b->cus.items);
+	while (b->scope_list.nr)
+		scope_index_free(b->scope_list.items[--b->scope_list.nr]);
+	free(b->scope_list.items);
+	hashmap_release(&b->scopes);
 	free(b);
 }
 
@@ -597,25 +605,52 @@ static void die_call_site(Dwarf_Die *die, Dwarf_Die *cudie, const char **file, i
  * the current position, and its call site becomes the position in the frame
  * around it. The subprogram that ends the walk is the real function.
  */
-static int resolve_scopes(Dwarf_Die *cudie, Dwarf_Addr cu_pc, struct sym_frame at,
-			  struct strtab *strs, struct sym_frames *out)
+/*
+ * The function scopes at @cu_pc, innermost first, from the CU's scope index
+ * (built on first use). The concrete chain matters: dwarf_getscopes goes on
+ * past an inlined subroutine with its abstract definition's scopes, losing
+ * the middle levels of a nested inline, and walks the CU's DIEs per address.
+ * Returns how many DIEs are in @scopes (malloc'ed), 0 if none, -ENOMEM.
+ */
+static int cu_scopes(struct binary *b, Dwarf_Die *cudie, Dwarf_Addr cu_pc, Dwarf_Die **scopes)
 {
-	Dwarf_Die *scopes = NULL, inner;
+	Dwarf_Off cu = dwarf_dieoffset(cudie), offs[64];
+	Dwarf *dbg = dwarf_cu_getdwarf(cudie->cu);
+	struct scope_index *x = hashmap_get(&b->scopes, NULL, cu, 0);
+	size_t i, n;
+
+	*scopes = NULL;
+	if (!x) {
+		x = scope_index_build(cudie);
+		if (!x || array_grow(&b->scope_list, b->scope_list.nr + 1)) {
+			scope_index_free(x);
+			return -ENOMEM;
+		}
+		b->scope_list.items[b->scope_list.nr++] = x;
+		if (hashmap_put(&b->scopes, NULL, cu, 0, x))
+			return -ENOMEM;
+	}
+	n = scope_index_lookup(x, cu_pc, offs, ARRAY_SIZE(offs));
+	if (!n)
+		return 0;
+	*scopes = calloc(n, sizeof(**scopes));
+	if (!*scopes)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!dwarf_offdie(dbg, offs[i], &(*scopes)[i]))
+			break;
+	return i;
+}
+
+static int resolve_scopes(struct binary *b, Dwarf_Die *cudie, Dwarf_Addr cu_pc,
+			  struct sym_frame at, struct strtab *strs, struct sym_frames *out)
+{
+	Dwarf_Die *scopes = NULL;
 	int i, n, tag, line = at.line, err = 0;
 
-	/*
-	 * dwarf_getscopes continues past an inlined subroutine with the scopes
-	 * of its abstract definition, which skips every level of a nested
-	 * inline but the innermost; the concrete chain comes from the DIE tree
-	 * of the innermost scope (as eu-addr2line -i does it).
-	 */
-	n = dwarf_getscopes(cudie, cu_pc, &scopes);
-	if (n > 0) {
-		inner = scopes[0];
-		free(scopes);
-		scopes = NULL;
-		n = dwarf_getscopes_die(&inner, &scopes);
-	}
+	n = cu_scopes(b, cudie, cu_pc, &scopes);
+	if (n < 0)
+		return n;
 	for (i = 0; i < n && !err; i++) {
 		tag = dwarf_tag(&scopes[i]);
 		if (tag == DW_TAG_subprogram) {
@@ -658,5 +693,5 @@ int binary_resolve(struct binary *b, uint64_t vaddr, bool is_return, bool no_lin
 	cudie = binary_position(b, pc, &dwbias, &at);
 	if (!cudie)
 		return frame_push(out, strs, at.function, at.file, at.line, at.offset, false);
-	return resolve_scopes(cudie, pc - dwbias, at, strs, out);
+	return resolve_scopes(b, cudie, pc - dwbias, at, strs, out);
 }
