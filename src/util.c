@@ -127,15 +127,25 @@ int output_check(const char *path)
 
 int read_file(const char *path, char **buf, size_t *len)
 {
-	size_t n = 0, alloc = 0;
-	char *p = NULL, *q;
-	int fd, err = 0;
-	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	return read_fd(fd, SIZE_MAX, buf, len);
+}
+
+int read_fd(int fd, size_t max, char **buf, size_t *len)
+{
+	size_t n = 0, alloc = 0;
+	char *p = NULL, *q;
+	int err = 0;
+	ssize_t r;
+
 	for (;;) {
+		if (n > max) {
+			err = -EFBIG;
+			break;
+		}
 		if (alloc - n < 4096) {
 			alloc = alloc ? alloc * 2 : 65536;
 			q = realloc(p, alloc + 1);

@@ -66,6 +66,12 @@ int output_check(const char *path);
 /* Read a whole file into a malloc'ed buffer (NUL-terminated). 0 or -errno. */
 int read_file(const char *path, char **buf, size_t *len);
 
+/*
+ * The same for descriptor @fd, which is closed; more than @max bytes is
+ * -EFBIG (a file someone else controls cannot make us allocate without end).
+ */
+int read_fd(int fd, size_t max, char **buf, size_t *len);
+
 /* Parse a decimal number in [min, max]; the whole string must be used. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -7,6 +7,7 @@
 #include "symbolize/perfmap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,10 @@
 
 #include "src/strtab.h"
 #include "src/util.h"
+#include "symbolize/procroot.h"
+
+/* A perf map larger than this is refused: the target writes it, we read it. */
+#define PERFMAP_MAX_BYTES (256u << 20)
 
 struct perfmap_sym {
 	uint64_t start;
@@ -86,15 +91,24 @@ static int perfmap_parse(struct perfmap *m, char *buf, struct strtab *strs)
 	return n ? 0 : -ENOENT;
 }
 
+/*
+ * The JIT writes /tmp/perf-PID.map in its own root with its own pid, which
+ * in a container is not ours for it. Read it there, never following a
+ * symlink out of that root; the host's /tmp only when the root is gone.
+ */
 static int read_perfmap_file(int pid, char **buf)
 {
-	char path[80];
+	char path[64];
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", pid, pid);
-	if (!read_file(path, buf, NULL))
-		return 0;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-	return read_file(path, buf, NULL);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", proc_ns_pid(pid));
+	fd = proc_root_open(pid, path);
+	if (fd == -ESRCH) {
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = fd < 0 ? -errno : fd;
+	}
+	return fd < 0 ? fd : read_fd(fd, PERFMAP_MAX_BYTES, buf, NULL);
 }
 
 struct perfmap *perfmap_load(int pid, struct strtab *strs)

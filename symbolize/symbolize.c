@@ -29,6 +29,7 @@
 #include "src/hashmap.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
+#include "symbolize/procroot.h"
 #include "symbolize/unwind.h"
 
 #define KALLSYMS_PATH "/proc/kallsyms"
@@ -198,7 +199,9 @@ static int open_owned(char *path)
  * Open the file behind a mapping, in order of trust: map_files (the mapped
  * file itself, even deleted, but needs CAP_SYS_ADMIN or
  * CAP_CHECKPOINT_RESTORE), /proc/PID/exe for the main executable (also when
- * deleted), the path in the process's root (containers), the path as is.
+ * deleted), the path resolved inside the process's root (containers; a
+ * symlink there cannot lead to a host file), and the host path only when
+ * that root cannot be opened (the process is gone).
  */
 static int open_mapped_file(int pid, const struct maps_line *ml, const char *path,
 			    const char *exe)
@@ -211,11 +214,12 @@ static int open_mapped_file(int pid, const struct maps_line *ml, const char *pat
 	fd = open_owned(proc_path(pid, "map_files/", range));
 	if (fd < 0 && exe && !strcmp(exe, ml->path))
 		fd = open_owned(proc_path(pid, "exe", ""));
-	if (fd < 0 && !deleted)
-		fd = open_owned(proc_path(pid, "root", path));
-	if (fd < 0 && !deleted)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd;
+	if (fd < 0 && !deleted) {
+		fd = proc_root_open(pid, path);
+		if (fd == -ESRCH)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd < 0 ? -1 : fd;
 }
 
 /*
