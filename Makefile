@@ -69,6 +69,13 @@ FIXTURE_CFLAGS_nofp_leaf := -O2 -g -fomit-frame-pointer -pthread
 FIXTURE_CFLAGS_nofp_pie := -O2 -g -fomit-frame-pointer -fPIE -pie -pthread
 FIXTURE_CFLAGS_nofp_nopie := -O2 -g -fomit-frame-pointer -fno-pie -no-pie -pthread
 FIXTURE_CFLAGS_sys_pipe := -O2 -g -fomit-frame-pointer -pthread
+# dbg_hot built twice more for the separate-debuginfo tests: with compressed
+# DWARF sections, and without a build-id (so that only the .gnu_debuglink CRC
+# can tell whose debug file it is).
+DBG_HOT_VARIANTS := $(BUILD)/fixtures/dbg_hot_gz $(BUILD)/fixtures/dbg_hot_nobid
+FIXTURE_BINS += $(DBG_HOT_VARIANTS)
+FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
+FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
 .PHONY: all setup demo check check-unit check-e2e check-deps fixtures bench clean
 all: latprof
@@ -138,6 +145,11 @@ $(BUILD)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(or $(FIXTURE_CFLAGS_$*),$(FIXTURE_CFLAGS)) -o $@ $< -lm -ldl
 
+$(DBG_HOT_VARIANTS): $(BUILD)/fixtures/dbg_hot_%: tests/fixtures/dbg_hot.c tests/fixtures/fixture.h
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(FIXTURE_CFLAGS_dbg_hot_$*) -o $@ $<
+
 $(BUILD)/fixtures/%: tests/fixtures/%.cpp tests/fixtures/fixture.h
 	@mkdir -p $(@D)
 	$(call msg,CXX,$<)
@@ -162,7 +174,7 @@ check-deps:
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
 	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
-	libiberty-dev g++ libc6-dbg libpython3.11 \
+	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils \
 	nginx-light wrk
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \

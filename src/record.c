@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -42,6 +43,7 @@ struct record_opts {
 	bool quiet;
 	bool unwind_dwarf;
 	unsigned int stack_size;
+	struct { char **items; size_t nr, alloc; } debug_dirs;	/* owned, absolute */
 	char **command;		/* after "--" */
 };
 
@@ -89,11 +91,15 @@ static const char record_usage[] =
 	"                           fp (frame pointers, in the kernel), auto (default: dwarf)\n"
 	"      --stack-size BYTES   user stack bytes copied per sample for dwarf,\n"
 	"                           1024..32768 (default 16384)\n"
+	"      --debug-dir DIR      also look for separate debuginfo under DIR, like\n"
+	"                           /usr/lib/debug: DIR/.build-id/xx/yyyy.debug and the\n"
+	"                           .gnu_debuglink file in DIR/<binary's dir>/ (repeatable)\n"
 	"  -o, --output FILE        output profile (default latprof.pb.gz)\n"
 	"  -q, --quiet              no live status line, errors only\n"
 	"  -v, --verbose            more messages (repeat for debug)\n"
 	"  -h, --help               this help\n"
 	"\n"
+	"Separate debuginfo is also fetched from debuginfod when DEBUGINFOD_URLS is set.\n"
 	"Stops cleanly on SIGINT/SIGTERM. Needs root or CAP_BPF + CAP_PERFMON.\n";
 
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -206,6 +212,36 @@ static int parse_unwind(const char *arg, bool *dwarf)
 	return 0;
 }
 
+/*
+ * A debuginfo root, made absolute now: libdwfl reads a relative directory
+ * as relative to each binary, and ':' separates its search list.
+ */
+static int parse_debug_dir(struct record_opts *o, const char *arg)
+{
+	char *dir = realpath(arg, NULL);
+	struct stat st;
+	int err = 0;
+
+	if (!dir || stat(dir, &st))
+		err = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	if (err) {
+		pr_err("invalid --debug-dir '%s': %s", arg, strerror(-err));
+	} else if (strchr(dir, ':')) {
+		pr_err("invalid --debug-dir '%s': a directory name with ':' cannot be searched",
+		       arg);
+		err = -EINVAL;
+	} else if (array_grow(&o->debug_dirs, o->debug_dirs.nr + 1)) {
+		err = -ENOMEM;
+	} else {
+		o->debug_dirs.items[o->debug_dirs.nr++] = dir;
+		dir = NULL;
+	}
+	free(dir);
+	return err;
+}
+
 /* Refuse an output we could not write before recording anything. */
 static int check_output(const char *path)
 {
@@ -232,6 +268,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "syscalls", required_argument, NULL, 'Y' },
 		{ "min-duration", required_argument, NULL, 'D' },
 		{ "min-block", required_argument, NULL, 'B' },
+		{ "debug-dir", required_argument, NULL, 'G' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -306,6 +343,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				return -EINVAL;
 			}
 			*(c == 'D' ? &o->min_duration_us : &o->min_block_us) = v;
+			break;
+		case 'G':
+			if (parse_debug_dir(o, optarg))
+				return -EINVAL;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -507,10 +548,14 @@ static int open_session(struct record_run *r)
 		/* the fallback for kernels without tp_btf, forced to test it */
 		.raw_tp = getenv("LATPROF_RAW_TP") && *getenv("LATPROF_RAW_TP"),
 	};
+	struct symbolizer_opts so = {
+		.debug_dirs = (const char *const *)r->o->debug_dirs.items,
+		.nr_debug_dirs = r->o->debug_dirs.nr,
+	};
 	const char *why;
 	int err;
 
-	r->sym = symbolizer_new(NULL);
+	r->sym = symbolizer_new(&so);
 	if (!r->sym) {
 		pr_err("cannot create symbolizer: %s", strerror(errno));
 		return -errno;
@@ -714,5 +759,8 @@ out:
 	free(o.pids.items);
 	free(o.comms.items);
 	free(o.syscalls.items);
+	while (o.debug_dirs.nr)
+		free(o.debug_dirs.items[--o.debug_dirs.nr]);
+	free(o.debug_dirs.items);
 	return status;
 }

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE		/* memfd_create */
 #endif
 #include "symbolize/binary.h"
+#include "symbolize/debuginfo.h"
 #include "symbolize/demangle.h"
 #include "symbolize/scopes.h"
 
@@ -71,11 +72,6 @@ struct binary {
 	struct { struct scope_index **items; size_t nr, alloc; } scope_list;
 };
 
-static const Dwfl_Callbacks binary_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
 static int binary_read_segments(struct binary *b, Elf *elf)
 {
 	struct binary_seg *seg;
@@ -115,7 +111,8 @@ static const char *hex_intern(struct strtab *strs, const unsigned char *bits, in
 	return strtab_intern(strs, buf);
 }
 
-static int binary_report(struct binary *b, int fd, const char *path, struct strtab *strs)
+static int binary_report(struct binary *b, int fd, const char *path,
+			 const struct debuginfo *di, struct strtab *strs)
 {
 	const unsigned char *bits;
 	const char *name = strrchr(path, '/');
@@ -123,7 +120,7 @@ static int binary_report(struct binary *b, int fd, const char *path, struct strt
 	Elf *elf;
 	int len;
 
-	b->dwfl = dwfl_begin(&binary_callbacks);
+	b->dwfl = dwfl_begin(debuginfo_callbacks(di));
 	if (!b->dwfl) {
 		close(fd);
 		return -ENOMEM;
@@ -136,6 +133,7 @@ static int binary_report(struct binary *b, int fd, const char *path, struct strt
 		return 0;
 	}
 	dwfl_report_end(b->dwfl, NULL, NULL);
+	debuginfo_attach(di, b->mod);
 	elf = dwfl_module_getelf(b->mod, &b->bias);
 	if (!elf) {
 		b->mod = NULL;
@@ -150,7 +148,8 @@ static int binary_report(struct binary *b, int fd, const char *path, struct strt
 	return binary_read_segments(b, elf);
 }
 
-struct binary *binary_new(int fd, const char *path, struct strtab *strs)
+struct binary *binary_new(int fd, const char *path, const struct debuginfo *di,
+			  struct strtab *strs)
 {
 	struct binary *b = calloc(1, sizeof(*b));
 	int err;
@@ -161,7 +160,7 @@ struct binary *binary_new(int fd, const char *path, struct strtab *strs)
 	}
 	b->build_id = "";
 	b->fd = -1;
-	err = binary_report(b, fd, path, strs);
+	err = binary_report(b, fd, path, di, strs);
 	if (err) {
 		binary_free(b);
 		errno = -err;
@@ -201,7 +200,7 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-struct binary *binary_new_vdso(struct strtab *strs)
+struct binary *binary_new_vdso(const struct debuginfo *di, struct strtab *strs)
 {
 	const ElfW(Ehdr) *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
 	uint64_t size, page = sysconf(_SC_PAGESIZE);
@@ -226,7 +225,7 @@ struct binary *binary_new_vdso(struct strtab *strs)
 		errno = -err;
 		return NULL;
 	}
-	b = binary_new(fd, "[vdso]", strs);
+	b = binary_new(fd, "[vdso]", di, strs);
 	if (b)
 		b->vdso_size = (size + page - 1) / page * page;
 	return b;

@@ -18,6 +18,7 @@
 
 struct strtab;
 struct binary;
+struct debuginfo;
 
 /* A growable array of frames, filled by binary_resolve(). */
 struct sym_frames {
@@ -28,18 +29,21 @@ struct sym_frames {
 /*
  * The ELF file open on @fd, which is consumed (closed now or when the binary
  * is freed) even on failure. @path names the file for separate-debuginfo
- * lookups (.gnu_debuglink is searched next to it). A file that is not ELF
- * still gives a binary, one that resolves nothing. Returns NULL with errno
- * set only on ENOMEM.
+ * lookups (.gnu_debuglink is searched next to it), which follow @di (see
+ * symbolize/debuginfo.h; borrowed, must outlive the binary) when the
+ * binary's symbols or lines are first needed. A file that is not ELF still
+ * gives a binary, one that resolves nothing. Returns NULL with errno set
+ * only on ENOMEM.
  */
-struct binary *binary_new(int fd, const char *path, struct strtab *strs);
+struct binary *binary_new(int fd, const char *path, const struct debuginfo *di,
+			  struct strtab *strs);
 
 /*
  * The vDSO of this process, which is the one every native process of the
  * running kernel maps. NULL with errno set if there is none (ENOENT) or on
  * failure.
  */
-struct binary *binary_new_vdso(struct strtab *strs);
+struct binary *binary_new_vdso(const struct debuginfo *di, struct strtab *strs);
 
 /* NULL is a no-op. */
 void binary_free(struct binary *b);

@@ -26,6 +26,7 @@
 #include "src/strtab.h"
 #include "src/util.h"
 #include "symbolize/binary.h"
+#include "symbolize/debuginfo.h"
 #include "src/hashmap.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
@@ -69,6 +70,7 @@ struct symbolizer {
 					 * process, &procs without one, &ksyms for the kernel */
 	struct kallsyms ksyms;
 	bool ksyms_loaded;
+	struct debuginfo *debuginfo;	/* the search every binary borrows */
 	struct binary *vdso;
 	bool vdso_tried;
 	struct arena_chunk *arena;
@@ -101,15 +103,22 @@ static void *arena_alloc(struct symbolizer *s, size_t size)
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
+	int err;
 
 	if (!s)
 		return NULL;
 	if (opts)
 		s->opts = *opts;
-	s->strs = strtab_new();
+	/* the caller's array need not outlive this call */
+	s->opts.debug_dirs = NULL;
+	s->debuginfo = debuginfo_new(opts ? opts->debug_dirs : NULL,
+				     opts ? opts->nr_debug_dirs : 0);
+	s->strs = s->debuginfo ? strtab_new() : NULL;
 	if (!s->strs) {
+		err = s->debuginfo ? ENOMEM : errno;
+		debuginfo_free(s->debuginfo);
 		free(s);
-		errno = ENOMEM;
+		errno = err;
 		return NULL;
 	}
 	return s;
@@ -148,6 +157,8 @@ void symbolizer_free(struct symbolizer *s)
 		free(c);
 	}
 	free(s->scratch.items);
+	/* after the binaries: their sessions use its callbacks */
+	debuginfo_free(s->debuginfo);
 	strtab_free(s->strs);
 	free(s);
 }
@@ -241,7 +252,7 @@ static int symbolizer_binary(struct symbolizer *s, int pid, const struct maps_li
 	fd = open_mapped_file(pid, ml, path, exe);
 	if (fd < 0)
 		return 0;
-	b = binary_new(fd, path, s->strs);
+	b = binary_new(fd, path, s->debuginfo, s->strs);
 	if (!b)
 		return -ENOMEM;
 	if (array_grow(&s->bins, s->bins.nr + 1)) {
@@ -260,7 +271,7 @@ static struct binary *symbolizer_vdso(struct symbolizer *s, uint64_t size)
 {
 	if (!s->vdso_tried) {
 		s->vdso_tried = true;
-		s->vdso = binary_new_vdso(s->strs);
+		s->vdso = binary_new_vdso(s->debuginfo, s->strs);
 	}
 	/* a 32-bit process maps another image; then resolve nothing */
 	if (!s->vdso || binary_vdso_size(s->vdso) != size)
@@ -643,7 +654,7 @@ const struct sym_location *symbolizer_file(struct symbolizer *s, const char *pat
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return NULL;
-		b = binary_new(fd, path, s->strs);
+		b = binary_new(fd, path, s->debuginfo, s->strs);
 		if (!b || array_grow(&s->bins, s->bins.nr + 1)) {
 			binary_free(b);
 			errno = ENOMEM;

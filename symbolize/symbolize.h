@@ -70,9 +70,21 @@ struct symbolizer_opts {
 	bool no_lines;		/* skip DWARF line lookups (faster) */
 	const char *kallsyms_path;	/* NULL: /proc/kallsyms (and /proc/modules);
 					 * else a saved copy, without module sizes */
+	/*
+	 * Extra roots searched for separate debuginfo before /usr/lib/debug,
+	 * like it: ROOT/.build-id/xx/yyyy.debug and the .gnu_debuglink name
+	 * under ROOT/<the binary's directory>/. Absolute paths without ':';
+	 * copied by symbolizer_new(). debuginfod is asked only when
+	 * DEBUGINFOD_URLS is set when the symbolizer is made.
+	 */
+	const char *const *debug_dirs;
+	size_t nr_debug_dirs;
 };
 
-/* A new symbolizer, or NULL with errno set. @opts may be NULL. */
+/*
+ * A new symbolizer, or NULL with errno set (EINVAL: a debug_dirs entry is
+ * relative or has a ':'). @opts may be NULL.
+ */
 struct symbolizer *symbolizer_new(const struct symbolizer_opts *opts);
 /* Frees everything the symbolizer returned. NULL is a no-op. */
 void symbolizer_free(struct symbolizer *s);

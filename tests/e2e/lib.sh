@@ -682,3 +682,130 @@ json_proc_sum()
 	json_py "$1" '
 print(sum(s.get(sys.argv[2], 0) for s in j.get("syscalls", []) if s.get("pid") == '"$2"'))' "$3"
 }
+
+# --- separate debuginfo (test_debuginfo_*.sh) ---
+# The fixture is dbg_hot (or a variant): main -> dbg_hot_loop, which spins.
+# Ground truth comes from the unstripped binary, through binutils and
+# elfutils, never through latprof.
+
+# dbg_split NAME BIN: copy BIN to WORKDIR/NAME/dbg_hot (so the comm stays
+# dbg_hot), its DWARF and symbols to WORKDIR/NAME.debug (objcopy
+# --only-keep-debug), then strip the copy of every symbol (strip --strip-all:
+# no .symtab, only .dynsym is left).
+dbg_split()
+{
+	local dir=$WORKDIR/$1
+	mkdir -p "$dir"
+	cp "$2" "$dir/dbg_hot"
+	objcopy --only-keep-debug "$2" "$WORKDIR/$1.debug" || fail "objcopy --only-keep-debug $2 failed"
+	strip --strip-all "$dir/dbg_hot" || fail "strip --strip-all failed"
+	if nm "$dir/dbg_hot" 2>/dev/null | grep -q dbg_hot_loop; then
+		fail "$dir/dbg_hot still has a symbol table after strip --strip-all"
+	fi
+}
+
+# dbg_build_id BIN: BIN's GNU build-id in lower-case hex (eu-readelf -n).
+dbg_build_id()
+{
+	eu-readelf -n "$1" | awk '/Build ID:/ { print $NF; exit }'
+}
+
+# dbg_fn_range BIN: "START END" of dbg_hot_loop in BIN (nm -S), in decimal.
+dbg_fn_range()
+{
+	local start size
+	read -r start size < <(nm -S "$1" | awk '$4 == "dbg_hot_loop" { print $1, $2 }')
+	[ -n "$start" ] && echo "$((0x$start)) $((0x$start + 0x$size))"
+}
+
+# dbg_truth_lines BIN: the lines of dbg_hot.c that eu-addr2line -i gives for
+# the bytes of dbg_hot_loop in the unstripped BIN (the function's own lines
+# and the call sites of what is inlined into it), one a line.
+dbg_truth_lines()
+{
+	local r a
+	r=$(dbg_fn_range "$1")
+	[ -n "$r" ] || fail "nm finds no dbg_hot_loop in $1"
+	for ((a = ${r% *}; a < ${r#* }; a++)); do
+		printf '0x%x\n' "$a"
+	done | eu-addr2line -i -e "$1" |
+		awk -F: '{ n = split($1, p, "/"); if (p[n] == "dbg_hot.c") print $2 }' | sort -un
+}
+
+# dbg_record NAME BIN ARGS...: record_or_fail NAME -F 499 ARGS -- BIN 0.5,
+# then export folded stacks to WORKDIR/NAME.folded and the source frames
+# (pprof_decode.py lines) to WORKDIR/NAME.lines.
+dbg_record()
+{
+	local name=$1 bin=$2
+	shift 2
+	record_or_fail "$name" -F 499 "$@" -- "$bin" 0.5
+	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.folded" --format folded
+	/usr/bin/python3 "$_lib_dir/pprof_decode.py" lines "$WORKDIR/$name.pb.gz" >"$WORKDIR/$name.lines" ||
+		fail "pprof_decode.py lines $WORKDIR/$name.pb.gz failed"
+}
+
+# dbg_expect_resolved NAME UNSTRIPPED [LINES]: the recording NAME (see
+# dbg_record) names dbg_hot_loop in >= 80% of dbg_hot's samples and, unless
+# LINES is "nolines", >= 90% of those carry dbg_hot.c and a line that
+# eu-addr2line gives for dbg_hot_loop in UNSTRIPPED. Sets DBG_RESULT.
+dbg_expect_resolved()
+{
+	local name=$1 truth total fn lined good
+	total=$(folded_sum "$WORKDIR/$name.folded" dbg_hot)
+	fn=$(folded_sum "$WORKDIR/$name.folded" dbg_hot dbg_hot_loop)
+	if [ "$total" -le 0 ] || ! in_range "$(ratio "$fn" "$total")" 0.8 1; then
+		folded_top "$WORKDIR/$name.folded" dbg_hot 5
+		fail "$name: dbg_hot_loop in $fn of $total dbg_hot samples, expected >= 80%"
+	fi
+	DBG_RESULT="$fn/$total samples in dbg_hot_loop"
+	[ "${3:-}" = nolines ] && return 0
+	truth=$(dbg_truth_lines "$2" | tr '\n' ' ')
+	[ -n "$truth" ] || fail "eu-addr2line gives no dbg_hot.c line for dbg_hot_loop in $2"
+	read -r lined good < <(awk -F'\t' -v truth=" $truth" '
+		$2 == "dbg_hot_loop" {
+			all += $1
+			n = split($3, p, "/")
+			if (p[n] == "dbg_hot.c" && index(truth, " " $4 " ")) ok += $1
+		}
+		END { print all + 0, ok + 0 }' "$WORKDIR/$name.lines")
+	if [ "$lined" -le 0 ] || ! in_range "$(ratio "$good" "$lined")" 0.9 1; then
+		grep -F dbg_hot_loop "$WORKDIR/$name.lines" | sed 's/^/  | /'
+		fail "$name: $good of $lined dbg_hot_loop samples at dbg_hot.c:{$truth}, expected >= 90%"
+	fi
+	DBG_RESULT="$DBG_RESULT, $good/$lined at dbg_hot.c lines {${truth% }}"
+}
+
+# dbg_expect_unresolved NAME UNSTRIPPED: the recording NAME has no
+# dbg_hot_loop frame, and >= 80% of dbg_hot's samples have a fallback frame
+# dbg_hot+0xOFFSET with OFFSET inside dbg_hot_loop of UNSTRIPPED (nm -S).
+# Sets DBG_RESULT.
+dbg_expect_unresolved()
+{
+	local name=$1 total fn inside r
+	r=$(dbg_fn_range "$2")
+	total=$(folded_sum "$WORKDIR/$name.folded" dbg_hot)
+	fn=$(folded_sum "$WORKDIR/$name.folded" dbg_hot dbg_hot_loop)
+	inside=$(awk -v lo="${r% *}" -v hi="${r#* }" "$FOLDED_AWK"'
+		function hex(s,   i, v) {
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		{
+			cnt = folded_parse()
+			if (!folded_is("dbg_hot"))
+				next
+			for (j = 2; j <= n; j++)
+				if (f[j] ~ /^dbg_hot\+0x[0-9a-f]+$/) {
+					o = hex(substr(f[j], 11))
+					if (o >= lo + 0 && o <= hi + 0) { sum += cnt; break }
+				}
+		}
+		END { print sum + 0 }' "$WORKDIR/$name.folded")
+	if [ "$fn" != 0 ] || [ "$total" -le 0 ] || ! in_range "$(ratio "$inside" "$total")" 0.8 1; then
+		folded_top "$WORKDIR/$name.folded" dbg_hot 5
+		fail "$name: expected no dbg_hot_loop frame (got $fn) and >= 80% of $total samples at dbg_hot+$(printf '0x%x..0x%x' $r) (got $inside)"
+	fi
+	DBG_RESULT="unresolved: $inside/$total samples at dbg_hot+$(printf '0x%x..0x%x' $r) (dbg_hot_loop)"
+}

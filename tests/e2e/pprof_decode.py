@@ -6,6 +6,11 @@ sample_type = 1, sample = 2 with value = 2, string_table = 6, comment = 13).
 
 usage: pprof_decode.py meta FILE   the "latprof:KEY=VALUE" comments, KEY=VALUE a line
        pprof_decode.py sums FILE   the total of each value column, "type/unit SUM" a line
+       pprof_decode.py lines FILE  per source frame (function, file, line) of the
+                                   samples' stacks, the samples' first value summed:
+                                   "VALUE<TAB>FUNCTION<TAB>FILE<TAB>LINE" a line
+                                   (location = 4 with line = 4: function_id 1,
+                                   line 2; function = 5: id 1, name 2, filename 4)
 """
 import gzip
 import sys
@@ -58,15 +63,19 @@ def main():
     mode, path = sys.argv[1], sys.argv[2]
     data = gzip.open(path).read()
     types, strings, sums, comments = [], [], [], []
+    samples, locs, funcs = [], {}, {}
     for f, wt, v in fields(data):
         if f == 1:
             t = dict((ff, vv) for ff, w, vv in fields(v) if w == 0)
             types.append((t.get(1, 0), t.get(2, 0)))
         elif f == 2:
-            vals = []
+            vals, ids = [], []
             for ff, w, vv in fields(v):
+                if ff == 1:
+                    ids += ints(w, vv)
                 if ff == 2:
                     vals += ints(w, vv)
+            samples.append((ids, vals[0] if vals else 0))
             for k, x in enumerate(vals):
                 if x >= 1 << 63:
                     x -= 1 << 64
@@ -77,6 +86,18 @@ def main():
             strings.append(v.decode("utf-8", "replace"))
         elif f == 13:
             comments += ints(wt, v)
+        elif f == 4:
+            lid, lines = 0, []
+            for ff, w, vv in fields(v):
+                if ff == 1:
+                    lid = vv
+                elif ff == 4:
+                    ln = dict((a, b) for a, ww, b in fields(vv) if ww == 0)
+                    lines.append((ln.get(1, 0), ln.get(2, 0)))
+            locs[lid] = lines
+        elif f == 5:
+            fn = dict((a, b) for a, ww, b in fields(v) if ww == 0)
+            funcs[fn.get(1, 0)] = (fn.get(2, 0), fn.get(4, 0))
     if mode == "meta":
         for c in comments:
             if strings[c].startswith("latprof:"):
@@ -84,6 +105,19 @@ def main():
     elif mode == "sums":
         for k, (t, u) in enumerate(types):
             print("%s/%s %d" % (strings[t], strings[u], sums[k] if k < len(sums) else 0))
+    elif mode == "lines":
+        acc = {}
+        for ids, val in samples:
+            seen = set()
+            for lid in ids:
+                for fid, line in locs.get(lid, []):
+                    name, fname = funcs.get(fid, (0, 0))
+                    key = (strings[name], strings[fname], line)
+                    if key not in seen:
+                        seen.add(key)
+                        acc[key] = acc.get(key, 0) + val
+        for (name, fname, line), val in sorted(acc.items()):
+            print("%d\t%s\t%s\t%d" % (val, name, fname, line))
     else:
         sys.exit(__doc__)
 
