@@ -77,7 +77,7 @@ FIXTURE_BINS += $(DBG_HOT_VARIANTS)
 FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
 FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
-.PHONY: all setup demo check check-unit check-e2e check-deps fixtures bench clean
+.PHONY: all setup demo check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run
 all: latprof
 
 latprof: $(PROG_OBJS) $(LIB_OBJS)
@@ -169,6 +169,49 @@ check: latprof $(UNIT_BINS) $(FIXTURE_BINS) check-deps
 
 check-deps:
 	$(Q)tests/check-deps.sh
+
+# libFuzzer target for symbolize/ (docs/fuzzing.md): the library's sources and
+# the src/ leaves they use, all built with clang and ASan+UBSan in their own
+# object tree. `make fuzz-run FUZZ_SECONDS=600` fuzzes a copy of the seed corpus.
+FUZZ_CC ?= clang-14
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -I. -D_GNU_SOURCE -MMD -MP $(WARN)
+FUZZ_SRCS := $(wildcard symbolize/*.c) src/util.c src/strtab.c src/hashmap.c
+FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_BIN := $(BUILD)/fuzz/fuzz_symbolize
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS ?=
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-CC,$<)
+	$(Q)$(FUZZ_CC) $(subst fuzzer,fuzzer-no-link,$(FUZZ_CFLAGS)) -c -o $@ $<
+
+$(FUZZ_BIN): tests/fuzz/fuzz_symbolize.c $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJS) -ldw -lelf -lz -liberty
+
+$(BUILD)/fuzz/seeds.stamp: tests/fuzz/make-corpus.sh $(wildcard tests/fuzz/corpus/*)
+	$(call msg,CORPUS,$(BUILD)/fuzz/seeds)
+	$(Q)tests/fuzz/make-corpus.sh $(BUILD)/fuzz/seeds && touch $@
+
+fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/seeds.stamp
+
+# New inputs go to $(BUILD)/fuzz/corpus (seeds copied in first); findings to
+# $(BUILD)/fuzz/artifacts/. Leaks inside libdw are only seen with full malloc
+# stacks, too slow to fuzz with: the corpus is replayed with them at the end.
+fuzz-run: fuzz
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts
+	$(Q)cp -f $(BUILD)/fuzz/seeds/* $(BUILD)/fuzz/corpus/
+	LSAN_OPTIONS=suppressions=tests/fuzz/lsan-libdw.supp:print_suppressions=0 \
+		$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/ $(FUZZ_FLAGS) \
+		$(BUILD)/fuzz/corpus
+	ASAN_OPTIONS=fast_unwind_on_malloc=0 \
+		LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp:print_suppressions=0 \
+		$(FUZZ_BIN) -runs=0 -timeout=10 -artifact_prefix=$(BUILD)/fuzz/artifacts/ \
+		$(BUILD)/fuzz/corpus
 
 # Everything the build, the tests and the benchmarks need, from Debian.
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \

@@ -66,7 +66,7 @@ static int perfmap_sym_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? 1 : -1;	/* newest first */
 }
 
-static int perfmap_parse(struct perfmap *m, char *buf, struct strtab *strs)
+static int perfmap_parse_syms(struct perfmap *m, char *buf, struct strtab *strs)
 {
 	char *line, *nl;
 	size_t seq = 0, i, n = 0;
@@ -111,27 +111,37 @@ static int read_perfmap_file(int pid, char **buf)
 	return fd < 0 ? fd : read_fd(fd, PERFMAP_MAX_BYTES, buf, NULL);
 }
 
-struct perfmap *perfmap_load(int pid, struct strtab *strs)
+struct perfmap *perfmap_load_text(char *text, struct strtab *strs)
 {
-	struct perfmap *m = NULL;
-	char *buf = NULL;
+	struct perfmap *m = calloc(1, sizeof(*m));
 	int err;
 
-	err = read_perfmap_file(pid, &buf);
-	if (err)
-		goto out;
-	err = -ENOMEM;
-	m = calloc(1, sizeof(*m));
 	if (!m)
-		goto out;
-	err = perfmap_parse(m, buf, strs);
-out:
-	free(buf);
+		return NULL;
+	err = perfmap_parse_syms(m, text, strs);
 	if (err) {
 		perfmap_free(m);
 		errno = -err;
 		return NULL;
 	}
+	return m;
+}
+
+struct perfmap *perfmap_load(int pid, struct strtab *strs)
+{
+	struct perfmap *m;
+	char *buf = NULL;
+	int err;
+
+	err = read_perfmap_file(pid, &buf);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	m = perfmap_load_text(buf, strs);
+	err = errno;
+	free(buf);
+	errno = err;
 	return m;
 }
 

@@ -22,6 +22,15 @@ struct perfmap;
  */
 struct perfmap *perfmap_load(int pid, struct strtab *strs);
 
+/*
+ * The same from the text of a map file in @text (NUL-terminated; lines are
+ * cut in place, names are copied). perfmap_load() is this on the file's
+ * contents. Test hook: the fuzzer (tests/fuzz/) feeds text through here,
+ * without a process. Returns the map, or NULL with errno set (ENOENT: no
+ * symbol in it, ENOMEM).
+ */
+struct perfmap *perfmap_load_text(char *text, struct strtab *strs);
+
 /* NULL is a no-op. */
 void perfmap_free(struct perfmap *m);
 
