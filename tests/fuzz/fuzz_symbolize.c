@@ -32,6 +32,7 @@
 
 #include "src/strtab.h"
 #include "symbolize/binary.h"
+#include "symbolize/debuginfo.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/symbolize.h"
@@ -145,7 +146,14 @@ static void fuzz_elf(const struct fuzz_input *in, struct strtab *strs)
 	bool is_return;
 	size_t i;
 
-	b = binary_new(fuzz_memfd(in->payload, in->len), "/nonexistent/latprof-fuzz.elf", strs);
+	static struct debuginfo *di;
+
+	/* the default search (no --debug-dir), made once */
+	if (!di)
+		di = debuginfo_new(NULL, 0);
+	if (!di)
+		return;
+	b = binary_new(fuzz_memfd(in->payload, in->len), "/nonexistent/latprof-fuzz.elf", di, strs);
 	if (!b)
 		return;		/* ENOMEM only */
 	fuzz_touch(binary_build_id(b));
