@@ -65,6 +65,7 @@ struct symbolizer {
 	struct { struct sym_process **items; size_t nr, alloc; } procs;
 	struct { struct binary **items; size_t nr, alloc; } bins;
 	struct hashmap bin_cache;	/* (NULL, dev, inode), or (path, dev, 0) -> binary */
+	struct hashmap bin_by_id;	/* (interned build-id, 0, 0) -> binary */
 	struct hashmap frame_cache;	/* (binary, vaddr, is_return) -> a location */
 	struct hashmap loc_cache;	/* (key, addr, is_return) -> location; the key is the
 					 * process, &procs without one, &ksyms for the kernel */
@@ -149,6 +150,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->bins.items);
 	binary_free(s->vdso);
 	hashmap_release(&s->bin_cache);
+	hashmap_release(&s->bin_by_id);
 	hashmap_release(&s->frame_cache);
 	hashmap_release(&s->loc_cache);
 	kallsyms_release(&s->ksyms);
@@ -234,6 +236,31 @@ static int open_mapped_file(int pid, const struct maps_line *ml, const char *pat
 }
 
 /*
+ * Keep the new binary *@b, or, when one with the same GNU build-id is kept
+ * already (the same library seen through another container's overlay, a
+ * copy at another path), free it and use that one: its symbols, CFI and
+ * resolved addresses are shared. 0 or -ENOMEM (then *@b is freed).
+ */
+static int symbolizer_keep_binary(struct symbolizer *s, struct binary **b)
+{
+	const char *id = binary_build_id(*b);
+	struct binary *same = *id ? hashmap_get(&s->bin_by_id, id, 0, 0) : NULL;
+
+	if (same) {
+		binary_free(*b);
+		*b = same;
+		return 0;
+	}
+	if (array_grow(&s->bins, s->bins.nr + 1)) {
+		binary_free(*b);
+		return -ENOMEM;
+	}
+	s->bins.items[s->bins.nr++] = *b;
+	/* build-ids are interned in s->strs: the pointer is the key */
+	return *id && hashmap_put(&s->bin_by_id, id, 0, 0, *b) ? -ENOMEM : 0;
+}
+
+/*
  * The cached binary for a file mapping, opened now if new. *@out is NULL if
  * the file cannot be opened; that is retried by the next snapshot, since
  * another process may still have it. Returns 0 or -ENOMEM.
@@ -253,13 +280,8 @@ static int symbolizer_binary(struct symbolizer *s, int pid, const struct maps_li
 	if (fd < 0)
 		return 0;
 	b = binary_new(fd, path, s->debuginfo, s->strs);
-	if (!b)
+	if (!b || symbolizer_keep_binary(s, &b))
 		return -ENOMEM;
-	if (array_grow(&s->bins, s->bins.nr + 1)) {
-		binary_free(b);
-		return -ENOMEM;
-	}
-	s->bins.items[s->bins.nr++] = b;
 	if (hashmap_put(&s->bin_cache, obj, ml->dev, ml->inode, b))
 		return -ENOMEM;
 	*out = b;
@@ -655,13 +677,8 @@ const struct sym_location *symbolizer_file(struct symbolizer *s, const char *pat
 		if (fd < 0)
 			return NULL;
 		b = binary_new(fd, path, s->debuginfo, s->strs);
-		if (!b || array_grow(&s->bins, s->bins.nr + 1)) {
-			binary_free(b);
-			errno = ENOMEM;
-			return NULL;
-		}
-		s->bins.items[s->bins.nr++] = b;
-		if (hashmap_put(&s->bin_cache, path, 0, 1, b)) {
+		if (!b || symbolizer_keep_binary(s, &b) ||
+		    hashmap_put(&s->bin_cache, path, 0, 1, b)) {
 			errno = ENOMEM;
 			return NULL;
 		}
