@@ -77,6 +77,8 @@ struct symbolizer {
 	struct arena_chunk *arena;
 	struct sym_frames scratch;
 	struct sym_frame unknown;	/* the one frame of an unresolved address */
+	size_t nr_cached;		/* locations in frame_cache and loc_cache */
+	struct sym_location spare;	/* the result once the caches are full */
 };
 
 static void *arena_alloc(struct symbolizer *s, size_t size)
@@ -433,10 +435,32 @@ static const struct proc_map *process_find_map(const struct sym_process *p, uint
 }
 
 /* Copy the scratch frames into the arena as @loc's frames. */
+/* Are the caches full? Then results live in s->spare until the next call. */
+static bool cache_full(const struct symbolizer *s)
+{
+	return s->nr_cached >= (s->opts.max_cached ? s->opts.max_cached : SYM_DEFAULT_MAX_CACHED);
+}
+
+/* Cache @loc under (@key, @addr, @is_return) unless it is the spare. */
+static int cache_put(struct symbolizer *s, struct hashmap *h, const void *key, uint64_t addr,
+		     bool is_return, struct sym_location *loc)
+{
+	if (loc == &s->spare)
+		return 0;
+	s->nr_cached++;
+	return hashmap_put(h, key, addr, is_return, loc);
+}
+
 static int location_take_frames(struct symbolizer *s, struct sym_location *loc)
 {
 	struct sym_frame *frames;
 
+	/* the spare borrows the scratch frames: both last until the next call */
+	if (loc == &s->spare) {
+		loc->frames = s->scratch.items;
+		loc->nr_frames = s->scratch.nr;
+		return 0;
+	}
 	frames = arena_alloc(s, s->scratch.nr * sizeof(*frames));
 	if (!frames)
 		return -ENOMEM;
@@ -464,7 +488,7 @@ static int symbolizer_binary_frames(struct symbolizer *s, struct binary *b, uint
 	if (!err)
 		err = location_take_frames(s, loc);
 	if (!err)
-		err = hashmap_put(&s->frame_cache, b, vaddr, is_return, loc);
+		err = cache_put(s, &s->frame_cache, b, vaddr, is_return, loc);
 	return err;
 }
 
@@ -493,7 +517,7 @@ static int process_jit_frames(struct symbolizer *s, struct sym_process *p, uint6
 
 static struct sym_location *location_new(struct symbolizer *s, uint64_t addr)
 {
-	struct sym_location *loc = arena_alloc(s, sizeof(*loc));
+	struct sym_location *loc = cache_full(s) ? &s->spare : arena_alloc(s, sizeof(*loc));
 
 	if (!loc)
 		return NULL;
@@ -545,7 +569,7 @@ const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_proc
 	}
 	if (p && symbolizer_resolve_user(s, p, loc, is_return))
 		goto nomem;
-	if (hashmap_put(&s->loc_cache, key, addr, is_return, loc))
+	if (cache_put(s, &s->loc_cache, key, addr, is_return, loc))
 		goto nomem;
 	return loc;
 nomem:
@@ -598,7 +622,7 @@ const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr
 		if (!s->scratch.items[0].function || location_take_frames(s, loc))
 			goto nomem;
 	}
-	if (hashmap_put(&s->loc_cache, &s->ksyms, addr, is_return, loc))
+	if (cache_put(s, &s->loc_cache, &s->ksyms, addr, is_return, loc))
 		goto nomem;
 	return loc;
 nomem:

@@ -65,11 +65,16 @@ struct sym_location {
 	const struct sym_frame *frames;
 };
 
+/* About 25 MB of resolved addresses; a profile rarely has more than 50,000. */
+#define SYM_DEFAULT_MAX_CACHED 262144
+
 struct symbolizer_opts {
 	bool no_kernel;		/* don't load /proc/kallsyms (or kallsyms_path) */
 	bool no_lines;		/* skip DWARF line lookups (faster) */
 	const char *kallsyms_path;	/* NULL: /proc/kallsyms (and /proc/modules);
 					 * else a saved copy, without module sizes */
+	size_t max_cached;	/* resolved addresses kept (0: SYM_DEFAULT_MAX_CACHED);
+				 * past it results are computed per call */
 	/*
 	 * Extra roots searched for separate debuginfo before /usr/lib/debug,
 	 * like it: ROOT/.build-id/xx/yyyy.debug and the .gnu_debuglink name
@@ -109,7 +114,9 @@ struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid);
  * lookup). Function names lose ELF symbol versions ("@@GLIBC_2.34"). @p may
  * be NULL (a process that could not be snapshotted): every address is then
  * unknown. Returns a borrowed location, the same pointer for the same (@p,
- * @addr, @is_return); never NULL except on ENOMEM (errno set).
+ * @addr, @is_return), valid until symbolizer_free(); once opts.max_cached
+ * addresses are cached, a new address's location is valid only until the
+ * next call. Never NULL except on ENOMEM (errno set).
  */
 const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_process *p,
 					   uint64_t addr, bool is_return);
