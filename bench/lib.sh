@@ -27,12 +27,13 @@ die()
 }
 
 # rounds_args ARGS...: parses [-r ROUNDS] [-n MILLION_ITERS] [-o FILE] into
-# ROUNDS (default 5), ITERS (default 1000) and OUT (default none)
+# ROUNDS (default 5), ITERS (default 1000) and OUT (default none); a script
+# may set ROUNDS, ITERS and ITERS_UNIT (for the usage line) before the call
 rounds_args()
 {
-	USAGE="[-r ROUNDS] [-n MILLION_ITERS] [-o FILE]"
-	ROUNDS=5
-	ITERS=1000
+	USAGE="[-r ROUNDS] [-n ${ITERS_UNIT:-MILLION_ITERS}] [-o FILE]"
+	ROUNDS=${ROUNDS:-5}
+	ITERS=${ITERS:-1000}
 	OUT=
 	while getopts "r:n:o:h" opt; do
 		case $opt in
@@ -42,7 +43,7 @@ rounds_args()
 		*) usage ;;
 		esac
 	done
-	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage
+	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $ITERS =~ ^[1-9][0-9]*$ ]] || usage
 }
 
 # need_root WHY: dies unless run as root; WHY says what needs it

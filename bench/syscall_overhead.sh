@@ -18,19 +18,10 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-USAGE="[-r ROUNDS] [-n THOUSAND_CALLS] [-o FILE]"
 ROUNDS=9
 ITERS=3000
-OUT=
-while getopts "r:n:o:h" opt; do
-	case $opt in
-	r) ROUNDS=$OPTARG ;;
-	n) ITERS=$OPTARG ;;
-	o) OUT=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] && [[ $ITERS =~ ^[1-9][0-9]*$ ]] || usage
+ITERS_UNIT=THOUSAND_CALLS
+rounds_args "$@"
 
 FIXTURES=${FIXTURES:-$ROOT/build/fixtures}
 FLOOR=${FLOOR:-$ROOT/build/bench/floor}
