@@ -13,8 +13,7 @@
 
 #define JSON_VERSION 1
 
-/* @s as a JSON string: quotes, backslashes and control bytes escaped. */
-static void json_str(FILE *out, const char *s)
+void json_put_str(FILE *out, const char *s)
 {
 	const unsigned char *c;
 
@@ -41,9 +40,9 @@ static void json_metadata(FILE *out, const struct profile *p)
 		if (!strncmp(p->meta.items[i].key, "syscall.", 8))
 			continue;
 		fputs(n++ ? "," : "", out);
-		json_str(out, p->meta.items[i].key);
+		json_put_str(out, p->meta.items[i].key);
 		fputc(':', out);
-		json_str(out, p->meta.items[i].value);
+		json_put_str(out, p->meta.items[i].value);
 	}
 	fputs("}", out);
 }
@@ -58,7 +57,7 @@ static void json_stacks(FILE *out, struct flame *f)
 		fputs(i ? ",\n{\"frames\":[" : "\n{\"frames\":[", out);
 		for (j = 0; j < st[i].nr_frames; j++) {
 			fputs(j ? "," : "", out);
-			json_str(out, st[i].frames[j]);
+			json_put_str(out, st[i].frames[j]);
 		}
 		fprintf(out, "],\"value\":%" PRIu64 "}", st[i].weight);
 	}
@@ -81,11 +80,11 @@ static void json_syscall(FILE *out, const struct profile *p, const struct sys_st
 	int n = 0;
 
 	fprintf(out, "{\"pid\":%" PRIu32 ",\"comm\":", s->pid);
-	json_str(out, proc_comm(p, s->pid));
+	json_put_str(out, proc_comm(p, s->pid));
 	fputs(",\"name\":", out);
-	json_str(out, s->name);
+	json_put_str(out, s->name);
 	fputs(",\"category\":", out);
-	json_str(out, syscall_category_name(nr >= 0 ? syscall_category(nr)
+	json_put_str(out, syscall_category_name(nr >= 0 ? syscall_category(nr)
 						    : SYSCALL_CATEGORY_OTHER));
 	fprintf(out, ",\"count\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"total_ns\":%" PRIu64
 		",\"avg_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 ",\"in_flight\":%" PRIu64
@@ -142,20 +141,83 @@ static void json_offcpu(FILE *out, const struct profile *p)
 		blocked, preempted);
 }
 
+/* Every "lost.*" counter as a number, the prefix dropped, and their sum. */
+static void json_lost(FILE *out, const struct profile *p)
+{
+	uint64_t sum = 0, v;
+	size_t i;
+	int n = 0;
+
+	fputs(",\"lost\":{", out);
+	for (i = 0; i < p->meta.nr; i++) {
+		const struct profile_meta *m = &p->meta.items[i];
+
+		if (strncmp(m->key, "lost.", 5))
+			continue;
+		v = profile_get_meta_u64(p, m->key);
+		sum += v;
+		fputs(n++ ? "," : "", out);
+		json_put_str(out, m->key + 5);
+		fprintf(out, ":%" PRIu64, v);
+	}
+	fprintf(out, "},\"lost_total\":%" PRIu64, sum);
+}
+
+/* Heaviest first; equal weights keep the folded (sorted) order. */
+static int cmp_weight_desc(const void *a, const void *b)
+{
+	const struct flame_stack *x = *(const struct flame_stack *const *)a;
+	const struct flame_stack *y = *(const struct flame_stack *const *)b;
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+static int json_top_stacks(FILE *out, struct flame *f, size_t top)
+{
+	const struct flame_stack *st = flame_stacks(f);
+	size_t i, j, n = flame_nr_stacks(f);
+	const struct flame_stack **order = calloc(n ? n : 1, sizeof(*order));
+	uint64_t total = flame_total(f);
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		order[i] = &st[i];
+	qsort(order, n, sizeof(*order), cmp_weight_desc);
+	fputs(",\"top_stacks\":[", out);
+	for (i = 0; i < n && i < top; i++) {
+		fputs(i ? ",\n{\"frames\":[" : "\n{\"frames\":[", out);
+		for (j = 0; j < order[i]->nr_frames; j++) {
+			fputs(j ? "," : "", out);
+			json_put_str(out, order[i]->frames[j]);
+		}
+		fprintf(out, "],\"value\":%" PRIu64 ",\"share\":%.6f}", order[i]->weight,
+			total ? (double)order[i]->weight / total : 0.0);
+	}
+	fputs("]", out);
+	free(order);
+	return 0;
+}
+
 int export_json(FILE *out, const struct profile *p, const struct profile_weight *w,
-		struct flame *f)
+		struct flame *f, size_t top)
 {
 	int err;
 
 	fprintf(out, "{\"format\":\"latprof-json\",\"version\":%d,\"weight\":", JSON_VERSION);
-	json_str(out, w->name);
+	json_put_str(out, w->name);
 	fputs(",\"unit\":", out);
-	json_str(out, w->unit);
+	json_put_str(out, w->unit);
 	fprintf(out, ",\"total\":%" PRIu64 ",\"time_ns\":%" PRId64 ",\"duration_ns\":%" PRId64
 		",", flame_total(f), p->time_ns, p->duration_ns);
 	json_metadata(out, p);
+	json_lost(out, p);
 	json_stacks(out, f);
-	err = json_syscalls(out, p);
+	err = json_top_stacks(out, f, top);
+	if (!err)
+		err = json_syscalls(out, p);
 	json_offcpu(out, p);
 	fputs("}\n", out);
 	if (err)

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `export --format pprof` (see export_pprof.h): copy a profile, keep some columns. */
+#include "src/export_pprof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/pprof.h"
+#include "src/util.h"
+
+/* The columns shown together: a count and the time it stands for. */
+static const char *const families[][2] = {
+	{ PROFILE_TYPE_SAMPLES, PROFILE_TYPE_CPU },
+	{ PROFILE_TYPE_SYSCALLS, PROFILE_TYPE_LATENCY },
+	{ PROFILE_TYPE_OFFCPU },
+};
+
+/* Source columns to keep, in @cols (at most 2); returns how many. */
+static int pick_columns(const struct profile *p, const struct profile_weight *w, int *cols)
+{
+	const char *type = p->types.items[w->cols[0]].type;
+	size_t i, j;
+	int n = 0;
+
+	if (w->nr_cols > 1) {
+		cols[0] = w->cols[0];
+		cols[1] = w->cols[1];
+		return 2;
+	}
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		for (j = 0; j < 2 && families[i][j]; j++)
+			if (!strcmp(type, families[i][j]))
+				break;
+		if (j == 2 || !families[i][j])
+			continue;
+		for (j = 0; j < 2 && families[i][j]; j++)
+			if (profile_type_index(p, families[i][j]) >= 0)
+				cols[n++] = profile_type_index(p, families[i][j]);
+		return n;
+	}
+	cols[0] = w->cols[0];	/* a foreign column: alone */
+	return 1;
+}
+
+static int copy_types(struct profile *n, const struct profile *p,
+		      const struct profile_weight *w, const int *cols, int nr)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && i < nr; i++)
+		err = profile_add_type(n, p->types.items[cols[i]].type,
+				       p->types.items[cols[i]].unit);
+	if (!err && w->nr_cols > 1)
+		err = profile_add_type(n, PROFILE_TYPE_WALL, w->unit);
+	if (err < 0)
+		return err;
+	n->default_type = profile_str(n, w->nr_cols > 1 ? PROFILE_TYPE_WALL
+					 : p->types.items[w->cols[0]].type);
+	return n->default_type ? 0 : -ENOMEM;
+}
+
+/* Mappings and locations keep their ids; functions may merge, hence @fn_ids. */
+static int copy_code(struct profile *n, const struct profile *p, uint64_t *fn_ids)
+{
+	struct { struct profile_line *items; size_t nr, alloc; } lines = { 0 };
+	const struct profile_function *f;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; !err && i < p->mappings.nr; i++)
+		err = profile_add_mapping(n, &p->mappings.items[i]) ? 0 : -ENOMEM;
+	for (i = 0; !err && i < p->functions.nr; i++) {
+		f = &p->functions.items[i];
+		fn_ids[i] = profile_function_id(n, f->name, f->system_name, f->file,
+						f->start_line);
+		err = fn_ids[i] ? 0 : -ENOMEM;
+	}
+	for (i = 0; !err && i < p->locations.nr; i++) {
+		const struct profile_location *l = &p->locations.items[i];
+
+		err = array_grow(&lines, l->nr_lines);
+		for (j = 0; !err && j < l->nr_lines; j++) {
+			lines.items[j] = l->lines[j];
+			if (l->lines[j].function_id && l->lines[j].function_id <= p->functions.nr)
+				lines.items[j].function_id = fn_ids[l->lines[j].function_id - 1];
+		}
+		if (!err && !profile_add_location(n, l->mapping_id, l->address, lines.items,
+						  l->nr_lines))
+			err = -ENOMEM;
+	}
+	free(lines.items);
+	return err;
+}
+
+static int copy_samples(struct profile *n, const struct profile *p,
+			const struct profile_weight *w, const int *cols, int nr)
+{
+	int64_t values[3], v;
+	size_t i;
+	int j, err = 0;
+
+	for (i = 0; !err && i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+
+		v = profile_weight_of(w, s);
+		if (v <= 0)
+			continue;
+		for (j = 0; j < nr; j++)
+			values[j] = s->values[cols[j]] > 0 ? s->values[cols[j]] : 0;
+		if (w->nr_cols > 1)
+			values[nr] = v;
+		err = profile_add_sample(n, s->locs, s->nr_locs, values, s->labels,
+					 s->nr_labels);
+	}
+	return err;
+}
+
+static int copy_meta(struct profile *n, const struct profile *p)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < p->meta.nr; i++)
+		err = profile_set_meta(n, p->meta.items[i].key, p->meta.items[i].value);
+	for (i = 0; !err && i < p->comments.nr; i++) {
+		const char *c = profile_str(n, p->comments.items[i]);
+
+		err = c && !array_grow(&n->comments, n->comments.nr + 1) ? 0 : -ENOMEM;
+		if (!err)
+			n->comments.items[n->comments.nr++] = c;
+	}
+	return err;
+}
+
+struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w)
+{
+	struct profile *n = profile_new();
+	uint64_t *fn_ids = calloc(p->functions.nr ? p->functions.nr : 1, sizeof(*fn_ids));
+	int cols[2], nr, err = n && fn_ids ? 0 : -ENOMEM;
+
+	nr = pick_columns(p, w, cols);
+	if (!err)
+		err = copy_types(n, p, w, cols, nr);
+	if (!err)
+		err = copy_code(n, p, fn_ids);
+	if (!err)
+		err = copy_samples(n, p, w, cols, nr);
+	if (!err)
+		err = copy_meta(n, p);
+	free(fn_ids);
+	if (err) {
+		profile_free(n);
+		errno = -err;
+		return NULL;
+	}
+	/* the sampling period means something only next to the cpu column */
+	if (profile_type_index(n, PROFILE_TYPE_CPU) >= 0) {
+		n->period_type.type = profile_str(n, p->period_type.type);
+		n->period_type.unit = profile_str(n, p->period_type.unit);
+		n->period = p->period;
+	}
+	n->time_ns = p->time_ns;
+	n->duration_ns = p->duration_ns;
+	return n;
+}
+
+int export_pprof(FILE *out, const struct profile *p, const struct profile_weight *w)
+{
+	struct profile *n = profile_for_weight(p, w);
+	int err;
+
+	if (!n)
+		return -errno;
+	err = pprof_write(n, out);
+	profile_free(n);
+	return err;
+}
