@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "src/collect.h"
+#include "src/export.h"
+#include "src/loadprof.h"
 #include "src/pprof.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
@@ -40,6 +42,8 @@ struct record_opts {
 	unsigned int freq_hz;
 	double duration_s;
 	const char *output;
+	int format;		/* enum export_format, from the extension of output */
+	const char *weight;	/* --weight, NULL: chosen from the modes */
 	bool quiet;
 	bool unwind_dwarf;
 	unsigned int stack_size;
@@ -94,7 +98,11 @@ static const char record_usage[] =
 	"      --debug-dir DIR      also look for separate debuginfo under DIR, like\n"
 	"                           /usr/lib/debug: DIR/.build-id/xx/yyyy.debug and the\n"
 	"                           .gnu_debuglink file in DIR/<binary's dir>/ (repeatable)\n"
-	"  -o, --output FILE        output profile (default latprof.pb.gz)\n"
+	"  -o, --output FILE        output (default latprof.pb.gz); the extension picks the\n"
+	"                           format: .pb.gz (the full profile), .folded,\n"
+	"                           .speedscope.json, .json, .prom (as 'latprof export')\n"
+	"      --weight W           what stacks are weighted by in those formats (default\n"
+	"                           cpu; latency without --mode cpu; offcpu with offcpu only)\n"
 	"  -q, --quiet              no live status line, errors only\n"
 	"  -v, --verbose            more messages (repeat for debug)\n"
 	"  -h, --help               this help\n"
@@ -252,6 +260,101 @@ static int check_output(const char *path)
 	return err;
 }
 
+/*
+ * The format -o names by its extension. A name without an extension, or
+ * ending in .pb or .pprof, is the full profile, as always; any other
+ * extension is refused before recording rather than guessed.
+ */
+static int check_output_format(struct record_opts *o)
+{
+	const char *base = strrchr(o->output, '/');
+
+	base = base ? base + 1 : o->output;
+	o->format = strcmp(o->output, "-") ? export_format_for_path(o->output) : -ENOENT;
+	if (o->format == EXPORT_FORMAT_SVG) {
+		pr_err("cannot write %s: record writes no SVG; record a .pb.gz and draw it "
+		       "with 'latprof flamegraph'", o->output);
+		return -EINVAL;
+	}
+	if (o->format >= 0)
+		return 0;
+	o->format = EXPORT_FORMAT_PPROF;
+	if (!strcmp(o->output, "-") || !strchr(base, '.') || str_has_suffix(base, ".pb") ||
+	    str_has_suffix(base, ".pprof"))
+		return 0;
+	pr_err("cannot write %s: unknown extension (want .pb.gz, .folded, .speedscope.json, "
+	       ".json or .prom)", o->output);
+	return -EINVAL;
+}
+
+/* The --weight of a derived output before recording: the first collector's. */
+static const char *record_weight(const struct record_opts *o)
+{
+	if (o->weight)
+		return o->weight;
+	if (o->mode_cpu)
+		return "cpu";
+	return o->mode_syscall ? "latency" : "offcpu";
+}
+
+static bool profile_has_values(const struct profile *p, const char *type)
+{
+	int col = profile_type_index(p, type);
+	size_t i;
+
+	for (i = 0; col >= 0 && i < p->samples.nr; i++)
+		if (p->samples.items[i].values[col] > 0)
+			return true;
+	return false;
+}
+
+/*
+ * The weight after recording: without --weight, the first of cpu, latency,
+ * offcpu that has values, so a target that only waited still gets stacks.
+ */
+static const char *record_weight_for(const struct record_opts *o, const struct profile *p)
+{
+	if (o->weight || profile_has_values(p, PROFILE_TYPE_SAMPLES))
+		return record_weight(o);
+	if (profile_has_values(p, PROFILE_TYPE_LATENCY))
+		return "latency";
+	if (profile_has_values(p, PROFILE_TYPE_OFFCPU))
+		return "offcpu";
+	return record_weight(o);
+}
+
+/*
+ * Refuse a --weight the modes cannot fill before recording: resolve it
+ * against an empty profile with the columns the collectors will write.
+ */
+static int check_weight(const struct record_opts *o)
+{
+	struct profile *p;
+	struct profile_weight w;
+	int err = 0;
+
+	if (o->weight && o->format == EXPORT_FORMAT_PPROF)
+		pr_warn("--weight has no effect on a full profile (%s)", o->output);
+	if (!export_format_has_weight(o->format) || o->format == EXPORT_FORMAT_PPROF)
+		return 0;
+	p = profile_new();
+	if (!p)
+		return -ENOMEM;
+	if (o->mode_cpu && (profile_add_type(p, PROFILE_TYPE_SAMPLES, "count") < 0 ||
+			    profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds") < 0))
+		err = -ENOMEM;
+	if (!err && o->mode_syscall &&
+	    (profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count") < 0 ||
+	     profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds") < 0))
+		err = -ENOMEM;
+	if (!err && o->mode_offcpu && profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds") < 0)
+		err = -ENOMEM;
+	if (!err)
+		err = profile_weight_get(p, record_weight(o), &w);
+	profile_free(p);
+	return err;
+}
+
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -269,6 +372,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "min-duration", required_argument, NULL, 'D' },
 		{ "min-block", required_argument, NULL, 'B' },
 		{ "debug-dir", required_argument, NULL, 'G' },
+		{ "weight", required_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -348,6 +452,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			if (parse_debug_dir(o, optarg))
 				return -EINVAL;
 			break;
+		case 'W':
+			o->weight = optarg;
+			break;
 		case 'q':
 			o->quiet = true;
 			log_level = LOG_LEVEL_ERROR;
@@ -378,6 +485,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		pr_err("cannot run '%s': command not found", o->command[0]);
 		return -ENOENT;
 	}
+	if (check_output_format(o) || check_weight(o))
+		return -EINVAL;
 	return check_output(o->output);
 }
 
@@ -691,6 +800,22 @@ static void stop_command(struct record_run *r)
 	pr_warn("command %d still running after SIGTERM", r->child.pid);
 }
 
+/* The full profile, or the format -o names, written atomically. */
+static int write_output(const struct record_opts *o, const struct profile *p)
+{
+	struct profile_weight w;
+	int err;
+
+	if (o->format == EXPORT_FORMAT_PPROF)
+		return pprof_write_file(p, o->output);
+	if (!export_format_has_weight(o->format))
+		return export_write_path(o->output, o->format, p, NULL, 0);
+	err = profile_weight_get(p, record_weight_for(o, p), &w);
+	if (!err && strcmp(w.name, record_weight(o)))
+		pr_info("no CPU samples: %s weighted by %s", o->output, w.name);
+	return err ? err : export_write_path(o->output, o->format, p, &w, 0);
+}
+
 static int finish(struct record_run *r, int argc, char **argv)
 {
 	struct profile *p = profile_new();
@@ -708,7 +833,7 @@ static int finish(struct record_run *r, int argc, char **argv)
 	if (err) {
 		pr_err("cannot build profile: %s", strerror(-err));
 	} else {
-		err = pprof_write_file(p, r->o->output);
+		err = write_output(r->o, p);
 		if (err)
 			pr_err("cannot write %s: %s", r->o->output, strerror(-err));
 		else
