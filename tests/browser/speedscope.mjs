@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// A latprof speedscope export opens in the real speedscope (the npm
+// package's release build, served with the profile on loopback):
+//
+//	node speedscope.mjs PROFILE.speedscope.json NPROFILES FRAME... [-- BROKEN.json]
+//
+// Checks: speedscope imports the file (its title becomes the file's "name",
+// no "Something went wrong", no "Failed to load" on the console); it offers
+// NPROFILES profiles (the "(1/N)" selector); going through them with "n",
+// the sandwich view's DOM table lists every FRAME. BROKEN, a file speedscope
+// must refuse, proves the error check can fail. Screenshots of the flame
+// chart and the sandwich view are saved as artefacts.
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { check, screenshot, serve, withBrowser } from './lib.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const RELEASE = join(here, 'node_modules/speedscope/dist/release');
+const IMPORT_TIMEOUT_MS = 20000;
+
+const args = process.argv.slice(2);
+const sep = args.indexOf('--');
+const broken = sep >= 0 ? args[sep + 1] : null;
+const [profile, nprofiles, ...frames] = sep >= 0 ? args.slice(0, sep) : args;
+if (!profile || !(Number(nprofiles) > 0) || !frames.length) {
+	console.error('usage: node speedscope.mjs PROFILE NPROFILES FRAME... [-- BROKEN]');
+	process.exit(2);
+}
+check(existsSync(join(RELEASE, 'index.html')), `speedscope's release build at ${RELEASE}`);
+
+// Open @file in speedscope; resolves to { page, failed } once the import
+// ended either way (title set, or the error message shown).
+async function open(browser, srv, file) {
+	const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+	const url = `${srv.url}p/${encodeURIComponent(basename(file))}`;
+	let failed = '';
+
+	page.on('console', (m) => {
+		if (/failed to load|error/i.test(m.text()) && !/GL Driver/.test(m.text()))
+			failed ||= m.text().split('\n')[0];
+	});
+	page.on('pageerror', (e) => { failed ||= e.message; });
+	await page.goto(`${srv.url}index.html#profileURL=${encodeURIComponent(url)}`);
+	await page.waitForFunction(
+		() => document.title !== 'speedscope' || /went wrong/.test(document.body.innerText),
+		null, { timeout: IMPORT_TIMEOUT_MS });
+	if (/went wrong/.test(await page.innerText('body')))
+		failed ||= 'Something went wrong';
+	return { page, failed };
+}
+
+// Symbol names of the sandwich table of the profile on show.
+async function sandwichNames(page) {
+	await page.getByText('Symbol Name').waitFor({ timeout: IMPORT_TIMEOUT_MS });
+	return (await page.innerText('body')).split('\n').map((l) => l.trim());
+}
+
+async function run(browser, srv) {
+	const { page, failed } = await open(browser, srv, profile);
+	const n = Number(nprofiles);
+	const seen = new Set();
+
+	check(!failed, `speedscope imports ${basename(profile)} without error${failed ? ` (got: ${failed})` : ''}`);
+	const toolbar = await page.innerText('body');
+	check(n === 1 ? !/\(1\/\d+\)/.test(toolbar) : toolbar.includes(`(1/${n})`),
+	      `speedscope offers ${n} profile(s)`);
+	await screenshot(page, 'speedscope-flamechart.png');
+	await page.getByText('Sandwich').click();
+	for (let i = 0; i < n; i++) {
+		for (const name of await sandwichNames(page))
+			seen.add(name);
+		if (i === 0)
+			await screenshot(page, 'speedscope-sandwich.png');
+		if (i + 1 < n) {
+			const before = await page.innerText('body');
+			await page.keyboard.press('n');
+			await page.waitForFunction((b) => document.body.innerText !== b, before);
+		}
+	}
+	for (const f of frames)
+		check(seen.has(f), `the sandwich view lists ${f}`);
+	if (broken) {
+		const bad = await open(browser, srv, broken);
+		check(bad.failed, `speedscope refuses the broken file ${basename(broken)} (${bad.failed})`);
+	}
+}
+
+const dirs = { '': RELEASE, p: dirname(resolve(profile)) };
+if (broken && dirname(resolve(broken)) !== dirs.p)
+	check(false, 'the broken file must sit next to the profile');
+const srv = await serve(dirs);
+await withBrowser((browser) => run(browser, srv));
+await srv.close();
