@@ -373,6 +373,12 @@ static void ss_write_name(FILE *out, const struct ss *s, const struct ss_group *
 	json_put_str(out, name);
 }
 
+/* speedscope's unit for weight @w: time, or plain counts. */
+static const char *ss_unit(const struct profile_weight *w)
+{
+	return strcmp(w->unit, "nanoseconds") ? "none" : "nanoseconds";
+}
+
 static void ss_write_profile(FILE *out, const struct ss *s, const struct ss_group *g)
 {
 	size_t i, j;
@@ -380,7 +386,7 @@ static void ss_write_profile(FILE *out, const struct ss *s, const struct ss_grou
 	fputs("{\"type\":\"sampled\",\"name\":", out);
 	ss_write_name(out, s, g);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\"samples\":[",
-		strcmp(s->w->unit, "nanoseconds") ? "none" : "nanoseconds", g->total);
+		ss_unit(s->w), g->total);
 	for (i = 0; i < g->samples.nr; i++) {
 		fputs(i ? ",\n[" : "\n[", out);
 		for (j = 0; j < g->samples.items[i].nr; j++)
@@ -422,6 +428,11 @@ static void ss_write(FILE *out, struct ss *s)
 		fputs(i ? ",\n" : "\n", out);
 		ss_write_profile(out, s, &s->groups.items[i]);
 	}
+	/* speedscope refuses a file without profiles: say "nothing" instead */
+	if (!s->groups.nr)
+		fprintf(out, "\n{\"type\":\"sampled\",\"name\":\"no samples\",\"unit\":\"%s\","
+			"\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}",
+			ss_unit(s->w));
 	fputs("]}\n", out);
 }
 
