@@ -15,7 +15,7 @@ struct verb {
 static const struct verb verbs[] = {
 	{ "record", cmd_record, "sample CPU, time syscalls and off-CPU of a target, write a profile" },
 	{ "report", cmd_report, "hotspot report of a profile on the terminal" },
-	{ "export", cmd_export, "convert a profile (folded stacks, JSON)" },
+	{ "export", cmd_export, "convert a profile (folded, speedscope, pprof, JSON, Prometheus)" },
 	{ "symbolize", cmd_symbolize, "addresses of an ELF file to functions and lines" },
 };
 
