@@ -13,6 +13,8 @@
 #     the pprof latency/nanoseconds column's sum (decoded independently of
 #     latprof; and `go tool pprof -raw` agrees when go is installed);
 #   - --weight syscalls: the same with the syscalls/count column;
+#   - and the same totals from the other exports: the speedscope weights, and
+#     the column of `export --format pprof` (decoded independently);
 #   - the folded lines and the JSON stacks are the same stacks and values;
 #   - --weight syscalls counts exactly 50 syscall:clock_nanosleep and 15
 #     syscall:poll for sys_mix, below mix_sleep/mix_feed and mix_poll.
@@ -55,14 +57,19 @@ for w in latency:latency syscalls:syscalls; do
 	f_total=$(folded_sum "$folded")
 	j_total=$(json_py "$json" 'print(j["total"])')
 	p_total=$(pprof_sum "$prof" "$col")
+	export_or_fail "$prof" "$WORKDIR/mix.$weight.speedscope.json" --format speedscope --weight "$weight"
+	export_or_fail "$prof" "$WORKDIR/mix.$weight.pb.gz" --format pprof --weight "$weight"
+	s_total=$(json_py "$WORKDIR/mix.$weight.speedscope.json" 'print(sum(sum(p["weights"]) for p in j["profiles"]))')
+	e_total=$(pprof_sum "$WORKDIR/mix.$weight.pb.gz" "$col")
 	g_total=-
 	have_go && g_total=$(go_raw_sum "$prof" "$col")
 	[ "$weight" = latency ] && lat_total=$f_total
-	info "--weight $weight: folded $f_total, json $j_total, pprof $col column $p_total, go tool pprof -raw ${g_total:-?}"
+	info "--weight $weight: folded $f_total, json $j_total, pprof $col column $p_total, go tool pprof -raw ${g_total:-?}, speedscope $s_total, pprof export $e_total"
 	[ "$f_total" -gt 0 ] || { folded_top "$folded" "" 10; fail "--weight $weight: empty folded output"; }
 	[ -n "$p_total" ] || { sed 's/^/  | /' "$WORKDIR/mix.sums"; fail "the pprof file has no $col/... value column"; }
-	if [ "$f_total" != "$j_total" ] || [ "$f_total" != "$p_total" ]; then
-		fail "--weight $weight totals differ: folded $f_total, json $j_total, pprof $p_total"
+	if [ "$f_total" != "$j_total" ] || [ "$f_total" != "$p_total" ] ||
+	   [ "$f_total" != "$s_total" ] || [ "$f_total" != "$e_total" ]; then
+		fail "--weight $weight totals differ: folded $f_total, json $j_total, pprof $p_total, speedscope $s_total, pprof export $e_total"
 	fi
 	if [ "$g_total" != - ] && [ "$g_total" != "$p_total" ]; then
 		diag_file "go tool pprof -raw" "$WORKDIR/mix.raw" 12
