@@ -46,15 +46,15 @@ static int pick_columns(const struct profile *p, const struct profile_weight *w,
 static int copy_types(struct profile *n, const struct profile *p,
 		      const struct profile_weight *w, const int *cols, int nr)
 {
-	int i, err = 0;
+	int i;
 
-	for (i = 0; !err && i < nr; i++)
-		err = profile_add_type(n, p->types.items[cols[i]].type,
-				       p->types.items[cols[i]].unit);
-	if (!err && w->nr_cols > 1)
-		err = profile_add_type(n, PROFILE_TYPE_WALL, w->unit);
-	if (err < 0)
-		return err;
+	/* profile_add_type returns the new column's index or -ENOMEM */
+	for (i = 0; i < nr; i++)
+		if (profile_add_type(n, p->types.items[cols[i]].type,
+				     p->types.items[cols[i]].unit) < 0)
+			return -ENOMEM;
+	if (w->nr_cols > 1 && profile_add_type(n, PROFILE_TYPE_WALL, w->unit) < 0)
+		return -ENOMEM;
 	n->default_type = profile_str(n, w->nr_cols > 1 ? PROFILE_TYPE_WALL
 					 : p->types.items[w->cols[0]].type);
 	return n->default_type ? 0 : -ENOMEM;

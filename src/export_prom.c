@@ -289,7 +289,8 @@ static int prom_tasks(FILE *out, const struct profile *p)
 	int err = prom_tasks_load(p, &t);
 
 	if (!err) {
-		qsort(t.items, t.nr, sizeof(*t.items), cmp_task);
+		if (t.nr)	/* qsort wants an array, even an empty one */
+			qsort(t.items, t.nr, sizeof(*t.items), cmp_task);
 		prom_cpu(out, p, &t);
 		prom_offcpu(out, p, &t);
 	}

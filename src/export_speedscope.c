@@ -414,7 +414,8 @@ static void ss_write(FILE *out, struct ss *s)
 {
 	size_t i;
 
-	qsort(s->groups.items, s->groups.nr, sizeof(*s->groups.items), cmp_group);
+	if (s->groups.nr)	/* qsort wants an array, even an empty one */
+		qsort(s->groups.items, s->groups.nr, sizeof(*s->groups.items), cmp_group);
 	for (i = 0; i < s->groups.nr; i++)
 		qsort_r(s->groups.items[i].samples.items, s->groups.items[i].samples.nr,
 			sizeof(struct ss_sample), cmp_sample, s->frames.items);

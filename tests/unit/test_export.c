@@ -111,6 +111,29 @@ static void test_pprof(void)
 	profile_free(p);
 }
 
+/* wall: cpu and offcpu, then their sum as the default column. */
+static void test_pprof_wall(void)
+{
+	struct profile *p = profile_new(), *n;
+	struct profile_weight w;
+	int64_t both[2] = { 30, 70 }, off[2] = { 0, 5 }, none[2] = { 0, 0 };
+	uint64_t no_locs[1] = { 0 };
+
+	profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds");
+	profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds");
+	profile_add_sample(p, no_locs, 0, both, NULL, 0);
+	profile_add_sample(p, no_locs, 0, none, NULL, 0);
+	profile_add_sample(p, no_locs, 0, off, NULL, 0);
+	CHECK(profile_weight_get(p, "wall", &w) == 0);
+	n = profile_for_weight(p, &w);
+	CHECK(n && n->types.nr == 3 && n->samples.nr == 2);
+	CHECK_STR(n->types.items[2].type, PROFILE_TYPE_WALL);
+	CHECK_STR(n->default_type, PROFILE_TYPE_WALL);
+	CHECK(n->samples.items[0].values[2] == 100 && n->samples.items[1].values[2] == 5);
+	profile_free(n);
+	profile_free(p);
+}
+
 static void test_speedscope(void)
 {
 	struct profile *p = two_procs();
@@ -159,6 +182,7 @@ int main(void)
 {
 	test_lookup();
 	test_pprof();
+	test_pprof_wall();
 	test_speedscope();
 	test_prom();
 	return check_exit();
