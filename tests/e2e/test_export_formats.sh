@@ -14,10 +14,12 @@
 #     samples+cpu) with the weight as default; -lines shows
 #     wait_on_pipe at sys_pipe.c:LINE; cpu samples = hot_ab's CPU x 499 Hz
 #     within [0.7, 1.1];
+#   - pprof --weight wall: cpu, offcpu and wall columns, wall shown;
 #   - prometheus: `promtool check metrics` passes without a word; for
 #     sys_pipe's read, the [32.768 ms, 65.536 ms] bucket holds exactly 20
 #     calls, _count >= 20 and = the JSON count, _sum = read_ns +-5% and
-#     1.0 s +-5%; the child's clock_nanosleep _count is 20;
+#     1.0 s +-5%; the child's clock_nanosleep _count is 20; sys_pipe's
+#     blocked off-CPU seconds cover its reads (read_ns -5%, at most 1.5x);
 #   - speedscope, latency and cpu: valid per the file-format schema's
 #     required fields, indexes in range, weights per profile = endValue,
 #     all weights = folded total, unit nanoseconds / none, one profile per
@@ -33,7 +35,7 @@ require_fixture sys_pipe hot_ab
 have_go || fail "go (golang-go) not installed: cannot read the pprof export"
 command -v promtool >/dev/null || fail "promtool (prometheus) not installed"
 
-record_or_fail pipe -- "$FIXTURES/sys_pipe"
+record_or_fail pipe --mode cpu,syscall,offcpu -- "$FIXTURES/sys_pipe"
 prof=$WORKDIR/pipe.pb.gz
 pid=$(kv "$WORKDIR/pipe.out" "sys_pipe " pid)
 child=$(kv "$WORKDIR/pipe.out" "sys_pipe " child)
@@ -62,7 +64,8 @@ go_pprof_top_unit()
 }
 
 # --- pprof ---
-for case in pipe:latency:syscalls/count,latency/nanoseconds hot:cpu:samples/count,cpu/nanoseconds; do
+for case in pipe:latency:syscalls/count,latency/nanoseconds hot:cpu:samples/count,cpu/nanoseconds \
+	    pipe:wall:cpu/nanoseconds,offcpu/nanoseconds,wall/nanoseconds; do
 	IFS=: read -r name weight types <<<"$case"
 	src=$WORKDIR/$name.pb.gz
 	out=$WORKDIR/$name.$weight.pb.gz
@@ -121,6 +124,10 @@ fi
 in_range "$(calc "$sum * 1e9 / $read_ns")" 0.95 1.05 && in_range "$sum" 0.95 1.05 ||
 	fail "prometheus: read _sum $sum s, expected 1.0 s +-5% and read_ns $read_ns +-5%"
 [ "$sleeps" = 20 ] || fail "prometheus: the child's clock_nanosleep _count is '$sleeps', expected 20"
+blocked=$(prom_value latprof_offcpu_seconds_total "pid=\"$pid\",comm=\"sys_pipe\",state=\"blocked\"")
+info "prometheus: sys_pipe blocked off CPU $blocked s (its reads alone $read_ns ns)"
+in_range "$(calc "${blocked:-0} * 1e9 / $read_ns")" 0.95 1.5 ||
+	fail "prometheus: sys_pipe blocked off CPU '$blocked' s, expected at least its reads' $read_ns ns (-5%)"
 
 # --- json additions ---
 err=$(json_py "$WORKDIR/pipe.json" '
