@@ -27,7 +27,8 @@
 #     sys_pipe.c and a line;
 #   - json: "lost" has every lost.* key, top_stacks obeys --top;
 #   - record -o X.folded/.json/.speedscope.json/.prom writes that format
-#     (a short sys_pipe run); -o X.svg, -o X.bogus and export --format bogus
+#     (a short sys_pipe run); -o X.svg, -o X.bogus, --weight latency without
+#     --mode syscall and export --format bogus
 #     exit 2 naming what is valid, leave no file, and record runs nothing.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
@@ -216,6 +217,10 @@ for ext in svg bogus; do
 	[ $rc = 2 ] || fail "record -o x.$ext exited $rc, expected 2"
 	grep -Eq "x\.$ext.*(\.pb\.gz|flamegraph)" "$WORKDIR/bad/$ext.err" || { diag_file stderr "$WORKDIR/bad/$ext.err"; fail "record -o x.$ext: the message names neither the file nor what is valid"; }
 done
+lp_record "$WORKDIR/bad/w.out" "$WORKDIR/bad/w.err" --mode cpu --weight latency -o "$WORKDIR/bad/x.folded" -- touch "$WORKDIR/bad/ran"
+rc=$?
+[ $rc = 2 ] || fail "record --mode cpu --weight latency -o x.folded exited $rc, expected 2"
+grep -q "mode syscall" "$WORKDIR/bad/w.err" || { diag_file stderr "$WORKDIR/bad/w.err"; fail "record --mode cpu --weight latency: the message does not say which --mode is needed"; }
 lp_export "$prof" "$WORKDIR/bad/x.out" --format bogus
 rc=$?
 [ $rc = 2 ] || fail "export --format bogus exited $rc, expected 2"
