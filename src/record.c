@@ -18,9 +18,7 @@
 #include <unistd.h>
 
 #include "src/collect.h"
-#include "src/export.h"
-#include "src/loadprof.h"
-#include "src/pprof.h"
+#include "src/record_output.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
 #include "src/target.h"
@@ -33,7 +31,6 @@ struct record_opts {
 	struct { pid_t *items; size_t nr, alloc; } pids;
 	struct { const char **items; size_t nr, alloc; } comms;
 	bool all;
-	bool mode_cpu, mode_syscall, mode_offcpu;
 	const char *mode;		/* as given, for the metadata */
 	uint64_t min_duration_us;
 	uint64_t min_block_us;
@@ -41,9 +38,8 @@ struct record_opts {
 	const char *syscalls_arg;
 	unsigned int freq_hz;
 	double duration_s;
-	const char *output;
-	int format;		/* enum export_format, from the extension of output */
-	const char *weight;	/* --weight, NULL: chosen from the modes */
+	struct record_output out;	/* -o, its format and --weight */
+	bool mode_cpu, mode_syscall, mode_offcpu;
 	bool quiet;
 	bool unwind_dwarf;
 	unsigned int stack_size;
@@ -260,101 +256,6 @@ static int check_output(const char *path)
 	return err;
 }
 
-/*
- * The format -o names by its extension. A name without an extension, or
- * ending in .pb or .pprof, is the full profile, as always; any other
- * extension is refused before recording rather than guessed.
- */
-static int check_output_format(struct record_opts *o)
-{
-	const char *base = strrchr(o->output, '/');
-
-	base = base ? base + 1 : o->output;
-	o->format = strcmp(o->output, "-") ? export_format_for_path(o->output) : -ENOENT;
-	if (o->format == EXPORT_FORMAT_SVG) {
-		pr_err("cannot write %s: record writes no SVG; record a .pb.gz and draw it "
-		       "with 'latprof flamegraph'", o->output);
-		return -EINVAL;
-	}
-	if (o->format >= 0)
-		return 0;
-	o->format = EXPORT_FORMAT_PPROF;
-	if (!strcmp(o->output, "-") || !strchr(base, '.') || str_has_suffix(base, ".pb") ||
-	    str_has_suffix(base, ".pprof"))
-		return 0;
-	pr_err("cannot write %s: unknown extension (want .pb.gz, .folded, .speedscope.json, "
-	       ".json or .prom)", o->output);
-	return -EINVAL;
-}
-
-/* The --weight of a derived output before recording: the first collector's. */
-static const char *record_weight(const struct record_opts *o)
-{
-	if (o->weight)
-		return o->weight;
-	if (o->mode_cpu)
-		return "cpu";
-	return o->mode_syscall ? "latency" : "offcpu";
-}
-
-static bool profile_has_values(const struct profile *p, const char *type)
-{
-	int col = profile_type_index(p, type);
-	size_t i;
-
-	for (i = 0; col >= 0 && i < p->samples.nr; i++)
-		if (p->samples.items[i].values[col] > 0)
-			return true;
-	return false;
-}
-
-/*
- * The weight after recording: without --weight, the first of cpu, latency,
- * offcpu that has values, so a target that only waited still gets stacks.
- */
-static const char *record_weight_for(const struct record_opts *o, const struct profile *p)
-{
-	if (o->weight || profile_has_values(p, PROFILE_TYPE_SAMPLES))
-		return record_weight(o);
-	if (profile_has_values(p, PROFILE_TYPE_LATENCY))
-		return "latency";
-	if (profile_has_values(p, PROFILE_TYPE_OFFCPU))
-		return "offcpu";
-	return record_weight(o);
-}
-
-/*
- * Refuse a --weight the modes cannot fill before recording: resolve it
- * against an empty profile with the columns the collectors will write.
- */
-static int check_weight(const struct record_opts *o)
-{
-	struct profile *p;
-	struct profile_weight w;
-	int err = 0;
-
-	if (o->weight && o->format == EXPORT_FORMAT_PPROF)
-		pr_warn("--weight has no effect on a full profile (%s)", o->output);
-	if (!export_format_has_weight(o->format) || o->format == EXPORT_FORMAT_PPROF)
-		return 0;
-	p = profile_new();
-	if (!p)
-		return -ENOMEM;
-	if (o->mode_cpu && (profile_add_type(p, PROFILE_TYPE_SAMPLES, "count") < 0 ||
-			    profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds") < 0))
-		err = -ENOMEM;
-	if (!err && o->mode_syscall &&
-	    (profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count") < 0 ||
-	     profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds") < 0))
-		err = -ENOMEM;
-	if (!err && o->mode_offcpu && profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds") < 0)
-		err = -ENOMEM;
-	if (!err)
-		err = profile_weight_get(p, record_weight(o), &w);
-	profile_free(p);
-	return err;
-}
-
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -416,7 +317,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				return -EINVAL;
 			break;
 		case 'o':
-			o->output = optarg;
+			o->out.path = optarg;
 			break;
 		case 'U':
 			if (parse_unwind(optarg, &o->unwind_dwarf))
@@ -453,7 +354,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 				return -EINVAL;
 			break;
 		case 'W':
-			o->weight = optarg;
+			o->out.weight = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -485,9 +386,12 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		pr_err("cannot run '%s': command not found", o->command[0]);
 		return -ENOENT;
 	}
-	if (check_output_format(o) || check_weight(o))
+	o->out.cpu = o->mode_cpu;
+	o->out.syscall = o->mode_syscall;
+	o->out.offcpu = o->mode_offcpu;
+	if (record_output_check(&o->out))
 		return -EINVAL;
-	return check_output(o->output);
+	return check_output(o->out.path);
 }
 
 /* Name the privileges that are missing, or return 0 when we have them. */
@@ -766,7 +670,7 @@ static void print_summary(struct record_run *r, const struct profile *p)
 			lost += profile_get_meta_u64(p, p->meta.items[i].key);
 	syscall_summary(p, sys, sizeof(sys));
 	pr_info("wrote %s: %llu samples%s in %.2f s, %llu process%s, %llu lost%s",
-		r->o->output, (unsigned long long)samples, sys, p->duration_ns / 1e9,
+		r->o->out.path, (unsigned long long)samples, sys, p->duration_ns / 1e9,
 		(unsigned long long)procs, procs == 1 ? "" : "es",
 		(unsigned long long)lost, lost ? " (see 'latprof report')" : "");
 	if (!r->have_child || r->child_status == -1)
@@ -800,22 +704,6 @@ static void stop_command(struct record_run *r)
 	pr_warn("command %d still running after SIGTERM", r->child.pid);
 }
 
-/* The full profile, or the format -o names, written atomically. */
-static int write_output(const struct record_opts *o, const struct profile *p)
-{
-	struct profile_weight w;
-	int err;
-
-	if (o->format == EXPORT_FORMAT_PPROF)
-		return pprof_write_file(p, o->output);
-	if (!export_format_has_weight(o->format))
-		return export_write_path(o->output, o->format, p, NULL, 0);
-	err = profile_weight_get(p, record_weight_for(o, p), &w);
-	if (!err && strcmp(w.name, record_weight(o)))
-		pr_info("no CPU samples: %s weighted by %s", o->output, w.name);
-	return err ? err : export_write_path(o->output, o->format, p, &w, 0);
-}
-
 static int finish(struct record_run *r, int argc, char **argv)
 {
 	struct profile *p = profile_new();
@@ -833,9 +721,9 @@ static int finish(struct record_run *r, int argc, char **argv)
 	if (err) {
 		pr_err("cannot build profile: %s", strerror(-err));
 	} else {
-		err = write_output(r->o, p);
+		err = record_output_write(&r->o->out, p);
 		if (err)
-			pr_err("cannot write %s: %s", r->o->output, strerror(-err));
+			pr_err("cannot write %s: %s", r->o->out.path, strerror(-err));
 		else
 			print_summary(r, p);
 	}
@@ -847,7 +735,7 @@ static int finish(struct record_run *r, int argc, char **argv)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .freq_hz = 99, .output = DEFAULT_OUTPUT, .unwind_dwarf = true,
+	struct record_opts o = { .freq_hz = 99, .out.path = DEFAULT_OUTPUT, .unwind_dwarf = true,
 				 .stack_size = 16384, .mode = "cpu,syscall", .mode_cpu = true,
 				 .mode_syscall = true, .min_duration_us = 1000,
 				 .min_block_us = 1000 };

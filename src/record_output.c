@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `record -o FILE`: which format, which weight, and writing it (record_output.h). */
+#include "src/record_output.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "src/export.h"
+#include "src/loadprof.h"
+#include "src/pprof.h"
+#include "src/util.h"
+
+/*
+ * A name without an extension, or ending in .pb or .pprof, is the full
+ * profile, as always; any other unknown extension is refused rather than
+ * guessed, so a typo does not silently produce a pprof file.
+ */
+static int output_format(struct record_output *o)
+{
+	const char *base = strrchr(o->path, '/');
+
+	base = base ? base + 1 : o->path;
+	o->format = strcmp(o->path, "-") ? export_format_for_path(o->path) : -ENOENT;
+	if (o->format == EXPORT_FORMAT_SVG) {
+		pr_err("cannot write %s: record writes no SVG; record a .pb.gz and draw it "
+		       "with 'latprof flamegraph'", o->path);
+		return -EINVAL;
+	}
+	if (o->format >= 0)
+		return 0;
+	o->format = EXPORT_FORMAT_PPROF;
+	if (!strcmp(o->path, "-") || !strchr(base, '.') || str_has_suffix(base, ".pb") ||
+	    str_has_suffix(base, ".pprof"))
+		return 0;
+	pr_err("cannot write %s: unknown extension (want .pb.gz, .folded, .speedscope.json, "
+	       ".json or .prom)", o->path);
+	return -EINVAL;
+}
+
+/* The weight before recording: --weight, else the first collector's. */
+static const char *output_weight(const struct record_output *o)
+{
+	if (o->weight)
+		return o->weight;
+	if (o->cpu)
+		return "cpu";
+	return o->syscall ? "latency" : "offcpu";
+}
+
+/* An empty profile with the columns the collectors of @o will write. */
+static struct profile *columns_of(const struct record_output *o)
+{
+	struct profile *p = profile_new();
+	bool ok = p;
+
+	if (ok && o->cpu)
+		ok = profile_add_type(p, PROFILE_TYPE_SAMPLES, "count") >= 0 &&
+		     profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds") >= 0;
+	if (ok && o->syscall)
+		ok = profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count") >= 0 &&
+		     profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds") >= 0;
+	if (ok && o->offcpu)
+		ok = profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds") >= 0;
+	if (!ok) {
+		profile_free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+int record_output_check(struct record_output *o)
+{
+	struct profile_weight w;
+	struct profile *p;
+	int err = output_format(o);
+
+	if (err)
+		return err;
+	if (o->weight && o->format == EXPORT_FORMAT_PPROF)
+		pr_warn("--weight has no effect on a full profile (%s)", o->path);
+	if (!export_format_has_weight(o->format) || o->format == EXPORT_FORMAT_PPROF)
+		return 0;
+	/* resolving the weight now names the --mode it needs, before recording */
+	p = columns_of(o);
+	if (!p)
+		return -ENOMEM;
+	err = profile_weight_get(p, output_weight(o), &w);
+	profile_free(p);
+	return err;
+}
+
+static bool profile_has_values(const struct profile *p, const char *type)
+{
+	int col = profile_type_index(p, type);
+	size_t i;
+
+	for (i = 0; col >= 0 && i < p->samples.nr; i++)
+		if (p->samples.items[i].values[col] > 0)
+			return true;
+	return false;
+}
+
+/* After recording: a target that only waited still gets stacks. */
+static const char *output_weight_for(const struct record_output *o, const struct profile *p)
+{
+	if (o->weight || profile_has_values(p, PROFILE_TYPE_SAMPLES))
+		return output_weight(o);
+	if (profile_has_values(p, PROFILE_TYPE_LATENCY))
+		return "latency";
+	if (profile_has_values(p, PROFILE_TYPE_OFFCPU))
+		return "offcpu";
+	return output_weight(o);
+}
+
+int record_output_write(const struct record_output *o, const struct profile *p)
+{
+	struct profile_weight w;
+	int err;
+
+	if (o->format == EXPORT_FORMAT_PPROF)
+		return pprof_write_file(p, o->path);
+	if (!export_format_has_weight(o->format))
+		return export_write_path(o->path, o->format, p, NULL, 0);
+	err = profile_weight_get(p, output_weight_for(o, p), &w);
+	if (err)
+		return err;
+	if (strcmp(w.name, output_weight(o)))
+		pr_info("no CPU samples: %s weighted by %s", o->path, w.name);
+	return export_write_path(o->path, o->format, p, &w, 0);
+}

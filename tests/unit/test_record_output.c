@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * src/record_output: `record -o` picks its format by extension, refuses
+ * what it cannot write before recording, and weighs derived formats by the
+ * first collector that has values.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/export.h"
+#include "src/record_output.h"
+#include "src/util.h"
+#include "tests/unit/check.h"
+
+static int format_of(const char *path, const char *weight, bool cpu, bool sys, bool off)
+{
+	struct record_output o = { .path = path, .weight = weight, .cpu = cpu, .syscall = sys,
+				   .offcpu = off };
+
+	return record_output_check(&o) ? -EINVAL : o.format;
+}
+
+static void test_check(void)
+{
+	log_level = LOG_LEVEL_QUIET;	/* the refusals print their reason */
+	CHECK(format_of("latprof.pb.gz", NULL, true, true, false) == EXPORT_FORMAT_PPROF);
+	CHECK(format_of("-", NULL, true, true, false) == EXPORT_FORMAT_PPROF);
+	CHECK(format_of("dir.d/profile", NULL, true, true, false) == EXPORT_FORMAT_PPROF);
+	CHECK(format_of("p.pprof", NULL, true, false, false) == EXPORT_FORMAT_PPROF);
+	CHECK(format_of("a.folded", NULL, true, false, false) == EXPORT_FORMAT_FOLDED);
+	CHECK(format_of("a.speedscope.json", NULL, false, true, false) ==
+	      EXPORT_FORMAT_SPEEDSCOPE);
+	CHECK(format_of("m.prom", "latency", true, false, false) == EXPORT_FORMAT_PROMETHEUS);
+	CHECK(format_of("a.svg", NULL, true, true, false) == -EINVAL);
+	CHECK(format_of("a.jsn", NULL, true, true, false) == -EINVAL);
+	CHECK(format_of("a.json", "latency", true, false, false) == -EINVAL);
+	CHECK(format_of("a.json", "wall", true, true, false) == -EINVAL);
+	CHECK(format_of("a.json", "wall", true, false, true) == EXPORT_FORMAT_JSON);
+	CHECK(format_of("a.json", "bogus", true, true, true) == -EINVAL);
+	CHECK(format_of("a.folded", NULL, false, false, true) == EXPORT_FORMAT_FOLDED);
+}
+
+/* Without CPU samples the folded output is weighted by latency. */
+static void test_write_fallback(void)
+{
+	char dir[] = "/tmp/test_record_output.XXXXXX", path[64], *buf = NULL;
+	struct record_output o = { .path = path, .cpu = true, .syscall = true };
+	struct profile *p = profile_new();
+	struct profile_label l[] = { { .key = "comm", .str = "app" },
+				     { .key = "syscall", .str = "read" } };
+	int64_t v[4] = { 0, 0, 1, 5000 };
+	uint64_t locs[1] = { 0 };
+	size_t len = 0;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.folded", dir);
+	profile_add_type(p, PROFILE_TYPE_SAMPLES, "count");
+	profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds");
+	profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count");
+	profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds");
+	profile_add_sample(p, locs, 0, v, l, 2);
+	CHECK(record_output_check(&o) == 0);
+	CHECK(record_output_write(&o, p) == 0);
+	CHECK(read_file(path, &buf, &len) == 0);
+	CHECK_STR(buf, "app;syscall:read 5000\n");
+	free(buf);
+	unlink(path);
+	rmdir(dir);
+	profile_free(p);
+}
+
+int main(void)
+{
+	test_check();
+	test_write_fallback();
+	return check_exit();
+}
