@@ -38,7 +38,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(BUILD) -I$(BUILD)/proto -D_GNU_SOURCE -MMD -MP \
 	-DLATPROF_VERSION='"$(VERSION)"'
-LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty
+LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
@@ -97,6 +97,17 @@ $(BUILD)/gen/syscall_table.h: $(SYSCALL_HDR)
 	$(Q)awk '/^#define __NR_[a-z0-9_]+ [0-9]+$$/ { sub("__NR_", "", $$2); \
 		printf "\t[%d] = \"%s\",\n", $$3, $$2 }' $< > $@.tmp && mv $@.tmp $@
 $(BUILD)/src/syscalls.o: $(BUILD)/gen/syscall_table.h
+
+# The flame graph viewer is plain JavaScript, embedded as a C string. It goes
+# into a CDATA section, so it must not contain the section's end marker.
+$(BUILD)/gen/viewer_js.h: flamegraph/viewer.js
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)! grep -qF ']]>' $< || { echo "$<: contains ']]>'" >&2; exit 1; }
+	$(Q){ echo 'static const char flame_viewer_js[] ='; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
+		echo ';'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/flamegraph/svg.o: $(BUILD)/gen/viewer_js.h
 
 # Only the BPF session sees the skeleton.
 $(BUILD)/src/collect.o: $(SKEL)
