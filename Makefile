@@ -145,11 +145,12 @@ $(SKEL): $(BUILD)/latprof.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name latprof_bpf > $@.tmp && mv $@.tmp $@
 
-# Unit tests link the library part only.
+# Unit tests link the library part only. They run in a scratch directory and
+# find their golden files (tests/golden, rewritten with UPDATE=1) from here.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -DLATPROF_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
 
 $(BUILD)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	@mkdir -p $(@D)
@@ -229,7 +230,7 @@ DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev lib
 	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev \
-	nginx-light wrk
+	nginx-light wrk libxml2-utils
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \
 		grep -qv 'install ok installed' || \
