@@ -77,7 +77,7 @@ FIXTURE_BINS += $(DBG_HOT_VARIANTS)
 FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
 FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
-.PHONY: all setup demo check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run
+.PHONY: all setup browser-deps demo check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run
 all: latprof
 
 latprof: $(PROG_OBJS) $(LIB_OBJS)
@@ -230,7 +230,7 @@ DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev lib
 	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev \
-	nginx-light wrk libxml2-utils
+	nginx-light wrk chromium prometheus libxml2-utils nodejs
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \
 		grep -qv 'install ok installed' || \
@@ -240,6 +240,15 @@ setup:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			$(DEB_PACKAGES) >/dev/null; \
 	else echo "setup: all packages present"; fi
+	$(Q)$(MAKE) --no-print-directory browser-deps
+
+# The browser tests' npm packages (playwright-core, speedscope), pinned by
+# tests/browser/package-lock.json; reinstalled only when the lock changes.
+BROWSER_DIR := tests/browser
+browser-deps: $(BROWSER_DIR)/node_modules/.package-lock.json
+$(BROWSER_DIR)/node_modules/.package-lock.json: $(BROWSER_DIR)/package-lock.json
+	$(call msg,NPM,$(BROWSER_DIR))
+	$(Q)cd $(BROWSER_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 # Record the bundled example, print the report, write folded stacks.
 $(BUILD)/examples/demo_work: examples/demo/demo_work.c
