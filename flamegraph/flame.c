@@ -63,10 +63,16 @@ void flame_free(struct flame *f)
 	free(f);
 }
 
+/* Rebuild the slots for the stacks there are, with room for as many again. */
 static int flame_rehash(struct flame *f)
 {
-	size_t n = f->nr_slots ? f->nr_slots * 2 : 1024, i, j;
-	size_t *slots = calloc(n, sizeof(*slots));
+	size_t n = 1024, i, j;
+	size_t *slots;
+
+	/* sized from the stacks, not the old table: after sorting there is none */
+	while (n < (f->stacks.nr + 1) * 4)
+		n *= 2;
+	slots = calloc(n, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;

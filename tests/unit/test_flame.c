@@ -46,6 +46,33 @@ static void check_pairs(void)
 	flame_free(f);
 }
 
+/*
+ * Sorting rebuilds the hash slots: with more stacks than the first table had
+ * room for, rebuilding once looped forever.
+ */
+static void check_many(void)
+{
+	const char *st[] = { "app", NULL };
+	struct flame *f = flame_new();
+	char name[32];
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "fn%d", i);
+		st[1] = name;
+		CHECK(flame_add(f, st, 2, 1) == 0);
+	}
+	CHECK(flame_stacks(f) != NULL);
+	for (i = 0; i < 5000; i += 7) {	/* merges into the sorted stacks */
+		snprintf(name, sizeof(name), "fn%d", i);
+		st[1] = name;
+		CHECK(flame_add(f, st, 2, 1) == 0);
+	}
+	CHECK(flame_nr_stacks(f) == 5000);
+	CHECK(flame_total(f) == 5000 + 715);
+	flame_free(f);
+}
+
 int main(void)
 {
 	const char *a[] = { "app", "main", "hot_a" };
@@ -74,5 +101,6 @@ int main(void)
 	flame_free(f);
 	flame_free(NULL);
 	check_pairs();
+	check_many();
 	return check_exit();
 }
