@@ -25,7 +25,6 @@
 #define FONT_PX 12
 #define CHAR_W (FONT_PX * 0.59)	/* average glyph width of Verdana-like fonts */
 #define DEFAULT_WIDTH_PX 1200
-#define DEFAULT_MIN_WIDTH_PX 0.1
 
 struct svg_frame {
 	size_t node;
@@ -67,7 +66,7 @@ static double min_width_px(const struct flame_svg_opts *o, double area_px)
 {
 	if (o->min_width_pct > 0)
 		return o->min_width_pct / 100 * area_px;
-	return o->min_width_px > 0 ? o->min_width_px : DEFAULT_MIN_WIDTH_PX;
+	return o->min_width_px;
 }
 
 static int layout_add(struct svg_ctx *c, size_t i, double x, double w)

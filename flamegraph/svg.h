@@ -30,7 +30,7 @@ struct flame_svg_opts {
 	/*
 	 * Frames narrower than this are left out (with everything above them).
 	 * min_width_pct > 0 (percent of the total) wins over min_width_px; both
-	 * 0: 0.1 px.
+	 * 0 keeps every frame. FlameGraph's default is 0.1 px.
 	 */
 	double min_width_px;
 	double min_width_pct;

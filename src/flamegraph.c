@@ -30,7 +30,7 @@ static const char display_help[] =
 	"      --subtitle S     second line (default: the recorded command and duration)\n"
 	"      --width PX       image width, 200 to 20000 (default 1200)\n"
 	"      --minwidth PX|N% leave out frames narrower than PX pixels or N% of the\n"
-	"                       total (default 0.1 pixels)\n"
+	"                       total; 0 keeps every frame (default 0.1 pixels)\n"
 	"      --inverted       icicle graph: roots at the top\n"
 	"      --colors P       palette of ordinary frames: " FLAME_PALETTES " (default hot)\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm'\n"
@@ -323,7 +323,7 @@ static int flamegraph_args(struct flame_cmd *cmd, int argc, char **argv)
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	struct flame_cmd cmd = { .weight = "cpu", .out = "flame.svg" };
+	struct flame_cmd cmd = { .weight = "cpu", .out = "flame.svg", .svg.min_width_px = 0.1 };
 	struct flame *f = NULL;
 	int err, status = EXIT_STATUS_USAGE;
 
@@ -445,7 +445,8 @@ static int diff_args(struct flame_cmd *cmd, int argc, char **argv)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct flame_cmd cmd = { .weight = "cpu", .out = "diff.svg", .svg.normalize = true };
+	struct flame_cmd cmd = { .weight = "cpu", .out = "diff.svg", .svg.normalize = true,
+				 .svg.min_width_px = 0.1 };
 	struct flame *f = NULL;
 	int err, status = EXIT_STATUS_USAGE;
 

@@ -202,7 +202,7 @@ static void check_pruning(void)
 	const char *big[] = { "app", "main", "big" };
 	const char *tiny[] = { "app", "main", NULL, "deeper" };
 	struct flame *f = flame_new();
-	struct flame_svg_opts o = { .no_script = true };
+	struct flame_svg_opts o = { .no_script = true, .min_width_px = 0.1 };
 	char name[32], *s;
 	int i;
 
@@ -220,6 +220,10 @@ static void check_pruning(void)
 	o.min_width_pct = 99.95;	/* big is 99.90% */
 	s = render(f, &o);
 	CHECK(count(s, "<g class=\"f\"") == 3);
+	free(s);
+	o = (struct flame_svg_opts){ .no_script = true };	/* no minimum: every frame */
+	s = render(f, &o);
+	CHECK(count(s, "<g class=\"f\"") == 4 + 2000);
 	free(s);
 	flame_free(f);
 }
