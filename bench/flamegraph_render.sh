@@ -5,8 +5,8 @@
 # deterministic generator (a tree 8 wide at 6 levels under a few fixed
 # frames, then 0-12 more frames, C++-like names, weights 1..1000). Each size
 # is rendered ROUNDS times; prints min/median/max wall time, the SVG size
-# and its number of frames (default --minwidth 0.1 px, and --minwidth 0
-# ... every frame, as a worst case). Needs no root. See bench/README.md.
+# and its number of frames (default --minwidth 0.1 px; 0.5 px; and
+# --minwidth 0, every frame, as a worst case). Needs no root. See bench/README.md.
 #
 # Usage: bench/flamegraph_render.sh [-r ROUNDS] [-o FILE]
 
@@ -79,6 +79,8 @@ report_line()
 		[ "$(wc -l <"$TMP/in.folded")" = "$n" ] || die "generator wrote the wrong number of stacks"
 		render --folded "$TMP/in.folded"
 		report_line "$n" "0.1px"
+		render --folded "$TMP/in.folded" --minwidth 0.5
+		report_line "$n" "0.5px"
 		render --folded "$TMP/in.folded" --minwidth 0
 		report_line "$n" "0(all)"
 	done
