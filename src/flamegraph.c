@@ -32,7 +32,8 @@ static const char display_help[] =
 	"      --minwidth PX|N% leave out frames narrower than PX pixels or N% of the\n"
 	"                       total; 0 keeps every frame (default 0.1 pixels)\n"
 	"      --inverted       icicle graph: roots at the top\n"
-	"      --colors P       palette of ordinary frames: " FLAME_PALETTES " (default hot)\n"
+	"      --colors P       palette of ordinary frames: " FLAME_PALETTES "\n"
+	"                       (default hot)\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm'\n"
 	"      --no-script      a static image, without the interactive viewer\n"
 	"  -h, --help           this help\n";
