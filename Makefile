@@ -38,7 +38,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(BUILD) -I$(BUILD)/proto -D_GNU_SOURCE -MMD -MP \
 	-DLATPROF_VERSION='"$(VERSION)"'
-LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty
+LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
@@ -98,6 +98,17 @@ $(BUILD)/gen/syscall_table.h: $(SYSCALL_HDR)
 		printf "\t[%d] = \"%s\",\n", $$3, $$2 }' $< > $@.tmp && mv $@.tmp $@
 $(BUILD)/src/syscalls.o: $(BUILD)/gen/syscall_table.h
 
+# The flame graph viewer is plain JavaScript, embedded as a C string. It goes
+# into a CDATA section, so it must not contain the section's end marker.
+$(BUILD)/gen/viewer_js.h: flamegraph/viewer.js
+	@mkdir -p $(@D)
+	$(call msg,GEN,$@)
+	$(Q)! grep -qF ']]>' $< || { echo "$<: contains ']]>'" >&2; exit 1; }
+	$(Q){ echo 'static const char flame_viewer_js[] ='; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
+		echo ';'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/flamegraph/svg.o: $(BUILD)/gen/viewer_js.h
+
 # Only the BPF session sees the skeleton.
 $(BUILD)/src/collect.o: $(SKEL)
 
@@ -134,11 +145,12 @@ $(SKEL): $(BUILD)/latprof.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name latprof_bpf > $@.tmp && mv $@.tmp $@
 
-# Unit tests link the library part only.
+# Unit tests link the library part only. They run in a scratch directory and
+# find their golden files (tests/golden, rewritten with UPDATE=1) from here.
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(call msg,CC,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -DLATPROF_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
 
 $(BUILD)/fixtures/%: tests/fixtures/%.c tests/fixtures/fixture.h
 	@mkdir -p $(@D)
@@ -218,7 +230,8 @@ DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev lib
 	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev \
-	nginx-light wrk chromium prometheus libxml2-utils nodejs
+	nginx-light wrk chromium prometheus libxml2-utils nodejs python3-fastapi python3-uvicorn \
+	python3-sklearn python3-flask python3-joblib gunicorn
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \
 		grep -qv 'install ok installed' || \

@@ -17,7 +17,7 @@ struct flame {
 	struct { struct flame_stack *items; size_t nr, alloc; } stacks;
 	size_t *slots;		/* open addressing: stack index + 1 */
 	size_t nr_slots;
-	uint64_t total;
+	uint64_t total, total2;
 	int sorted;
 };
 
@@ -63,10 +63,16 @@ void flame_free(struct flame *f)
 	free(f);
 }
 
+/* Rebuild the slots for the stacks there are, with room for as many again. */
 static int flame_rehash(struct flame *f)
 {
-	size_t n = f->nr_slots ? f->nr_slots * 2 : 1024, i, j;
-	size_t *slots = calloc(n, sizeof(*slots));
+	size_t n = 1024, i, j;
+	size_t *slots;
+
+	/* sized from the stacks, not the old table: after sorting there is none */
+	while (n < (f->stacks.nr + 1) * 4)
+		n *= 2;
+	slots = calloc(n, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -84,7 +90,8 @@ static int flame_rehash(struct flame *f)
 	return 0;
 }
 
-static int flame_insert(struct flame *f, const char **frames, size_t nr, uint64_t weight)
+static int flame_insert(struct flame *f, const char **frames, size_t nr, uint64_t weight,
+			uint64_t weight2)
 {
 	struct flame_stack *s;
 	size_t i;
@@ -96,6 +103,7 @@ static int flame_insert(struct flame *f, const char **frames, size_t nr, uint64_
 		s = &f->stacks.items[f->slots[i] - 1];
 		if (s->nr_frames == nr && !memcmp(s->frames, frames, nr * sizeof(*frames))) {
 			s->weight += weight;
+			s->weight2 += weight2;
 			free(frames);
 			return 0;
 		}
@@ -106,6 +114,7 @@ static int flame_insert(struct flame *f, const char **frames, size_t nr, uint64_
 	s->frames = frames;
 	s->nr_frames = nr;
 	s->weight = weight;
+	s->weight2 = weight2;
 	f->slots[i] = f->stacks.nr;
 	f->sorted = 0;
 	return 0;
@@ -113,12 +122,21 @@ static int flame_insert(struct flame *f, const char **frames, size_t nr, uint64_
 
 int flame_add(struct flame *f, const char *const *frames, size_t nr, uint64_t weight)
 {
+	return flame_add_pair(f, frames, nr, weight, 0);
+}
+
+int flame_add_pair(struct flame *f, const char *const *frames, size_t nr, uint64_t weight,
+		   uint64_t weight2)
+{
 	const char **copy;
 	size_t i;
 	int err;
 
-	if (!weight)
+	if (!weight && !weight2)
 		return 0;
+	/* stacks add up into frames: every per-frame sum must fit too */
+	if (f->total + weight < f->total || f->total2 + weight2 < f->total2)
+		return -ERANGE;
 	copy = calloc(nr ? nr : 1, sizeof(*copy));
 	if (!copy)
 		return -ENOMEM;
@@ -129,12 +147,14 @@ int flame_add(struct flame *f, const char *const *frames, size_t nr, uint64_t we
 			return -ENOMEM;
 		}
 	}
-	err = flame_insert(f, copy, nr, weight);
-	if (err)
+	err = flame_insert(f, copy, nr, weight, weight2);
+	if (err) {
 		free(copy);
-	else
-		f->total += weight;
-	return err;
+		return err;
+	}
+	f->total += weight;
+	f->total2 += weight2;
+	return 0;
 }
 
 size_t flame_nr_stacks(const struct flame *f)
@@ -145,6 +165,11 @@ size_t flame_nr_stacks(const struct flame *f)
 uint64_t flame_total(const struct flame *f)
 {
 	return f->total;
+}
+
+uint64_t flame_total2(const struct flame *f)
+{
+	return f->total2;
 }
 
 static int stack_cmp(const void *a, const void *b)
@@ -183,6 +208,8 @@ int flame_write_folded(struct flame *f, FILE *out)
 	size_t i, j;
 
 	for (i = 0; i < f->stacks.nr; i++) {
+		if (!s[i].weight)	/* only a second weight: nothing to fold */
+			continue;
 		for (j = 0; j < s[i].nr_frames; j++) {
 			if (j)
 				fputc(';', out);

@@ -15,6 +15,8 @@ struct verb {
 static const struct verb verbs[] = {
 	{ "record", cmd_record, "sample CPU, time syscalls and off-CPU of a target, write a profile" },
 	{ "report", cmd_report, "hotspot report of a profile on the terminal" },
+	{ "flamegraph", cmd_flamegraph, "interactive SVG flame graph of a profile or folded stacks" },
+	{ "diff", cmd_diff, "differential flame graph of two profiles (red grew, blue shrank)" },
 	{ "export", cmd_export, "convert a profile (folded, speedscope, pprof, JSON, Prometheus)" },
 	{ "symbolize", cmd_symbolize, "addresses of an ELF file to functions and lines" },
 };

@@ -48,7 +48,9 @@ static int push_location(const struct profile *p, const struct profile_location 
 {
 	const struct profile_mapping *m = profile_mapping(p, l->mapping_id);
 	bool kernel = profile_mapping_is_kernel(m);
-	const char *suffix = kernel ? "_[k]" : "";
+	/* perf-PID.map symbols live in anonymous memory: JIT-compiled code */
+	bool jit = m && !strcmp(m->file, "[anon]");
+	const char *suffix = kernel ? "_[k]" : jit ? "_[j]" : "";
 	char buf[512];
 	size_t j;
 	int err;
@@ -111,13 +113,16 @@ int stacks_to_flame(const struct profile *p, const struct profile_weight *w, uns
 
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
-		int64_t v = profile_weight_of(w, s);
+		int64_t v = profile_weight_of(w, s), v2 = 0;
 
 		if (v <= 0)
 			continue;
+		/* two columns (wall): the second is the off-CPU part, hot/cold's split */
+		if (w->nr_cols == 2 && s->values[w->cols[1]] > 0)
+			v2 = s->values[w->cols[1]];
 		err = stack_names_of(p, s, flags | w->stack_flags, tab, &names);
 		if (!err)
-			err = flame_add(f, names.items, names.nr, v);
+			err = flame_add_pair(f, names.items, names.nr, v, v2);
 	}
 	free(names.items);
 	strtab_free(tab);

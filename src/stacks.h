@@ -3,7 +3,8 @@
  * Profile samples as stacks of names, the way folded output, reports and
  * flame graphs show them (CLI.md "Folded stack conventions"): the process
  * name first, then frames root to leaf; kernel frames end in "_[k]", inlined
- * ones in "_[i]"; a frame without a symbol is "MODULE+0xOFFSET" or
+ * ones in "_[i]", JIT-compiled ones (named by a perf-PID.map, in anonymous
+ * memory) in "_[j]"; a frame without a symbol is "MODULE+0xOFFSET" or
  * "[unknown]".
  */
 #ifndef LATPROF_STACKS_H
@@ -38,7 +39,8 @@ struct profile_weight;
 
 /*
  * Add every sample of @p with a positive weight @w to @f; @flags add to the
- * weight's own. 0 or -ENOMEM.
+ * weight's own. A two-column weight (wall) puts its second column (off-CPU
+ * time) in the stacks' weight2 as well. 0, -ENOMEM or -ERANGE.
  */
 int stacks_to_flame(const struct profile *p, const struct profile_weight *w, unsigned flags,
 		    struct flame *f);

@@ -15,6 +15,8 @@ enum exit_status {
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 
 #endif

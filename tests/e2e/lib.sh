@@ -809,3 +809,69 @@ dbg_expect_unresolved()
 	fi
 	DBG_RESULT="unresolved: $inside/$total samples at dbg_hot+$(printf '0x%x..0x%x' $r) (dbg_hot_loop)"
 }
+
+# --- flame graph SVGs (test_flamegraph*.sh) ---
+# Read with Python's XML parser, not latprof: frames are the <g class="f">
+# elements, with data-name, data-w and (hot/cold, diff) data-w2.
+
+# svg_py FILE CODE [ARGS...]: run the Python CODE with `frames` = a list of
+# dicts {name, w, w2, fill} in document order, `root` = the parsed <svg>
+# element and sys.argv[2:] = ARGS. A document that does not parse fails.
+svg_py()
+{
+	local file=$1 code=$2
+	shift 2
+	/usr/bin/python3 -c '
+import sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+frames = []
+for g in root.iter(NS + "g"):
+    if g.get("class") != "f":
+        continue
+    r = g.find(NS + "rect")
+    frames.append(dict(name=g.get("data-name"), w=int(g.get("data-w")),
+                       w2=int(g.get("data-w2") or 0), fill=r.get("fill"),
+                       width=float(r.get("width"))))
+'"$code" "$file" "$@"
+}
+
+# svg_sum FILE NAME [KEY]: the sum of KEY (w, default, or w2) over the frames
+# named NAME (a function called from several places has several frames).
+svg_sum()
+{
+	svg_py "$1" 'print(sum(f[sys.argv[3]] for f in frames if f["name"] == sys.argv[2]))' \
+		"$2" "${3:-w}"
+}
+
+# svg_check FILE WHAT: FILE is well-formed XML (xmllint) and has frames.
+svg_check()
+{
+	local n
+	xmllint --noout "$1" 2>"$1.xmllint" || { diag_file "xmllint" "$1.xmllint"; fail "$2: xmllint rejects $1"; }
+	n=$(svg_py "$1" 'print(len(frames))') || fail "$2: $1 does not parse"
+	[ "$n" -gt 1 ] || fail "$2: $1 has $n frames"
+}
+
+# lp_flame OUT ARGS...: `latprof flamegraph ARGS -o OUT`, stderr in OUT.err;
+# returns its status. lp_flame_or_fail: the same, failing unless it exits 0
+# with a well-formed SVG.
+lp_flame()
+{
+	local out=$1
+	shift
+	timeout -k 5 30 "$LATPROF" flamegraph "$@" -o "$out" 2>"$out.err"
+}
+
+lp_flame_or_fail()
+{
+	local out=$1 rc
+	shift
+	lp_flame "$out" "$@"
+	rc=$?
+	if [ $rc != 0 ]; then
+		diag_file "latprof flamegraph stderr" "$out.err"
+		fail "latprof flamegraph $* exited $rc"
+	fi
+	svg_check "$out" "flamegraph $*"
+}

@@ -7,7 +7,7 @@
 # /tmp/perf-PID.map naming that code jit_hot_loop (the file format perf
 # reads, written as Python 3.12 -X perf and node --perf-basic-prof do).
 # Checks, `record -F 499 -- jit_spin 1 perf-map`: >= 90% of jit_spin's
-# samples have the leaf jit_hot_loop, and the samples add up to the CPU time
+# samples have the leaf jit_hot_loop_[j] (the JIT suffix), and the samples add up to the CPU time
 # the program printed x 499 Hz +-10%.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
@@ -22,12 +22,12 @@ at_exit rm -f "/tmp/perf-$pid.map"
 folded=$WORKDIR/jit.folded
 export_or_fail "$WORKDIR/jit.pb.gz" "$folded" --format folded
 total=$(folded_sum "$folded" jit_spin)
-named=$(awk "$FOLDED_AWK"'{ v = folded_parse(); if (folded_is("jit_spin") && f[n] == "jit_hot_loop") s += v } END { print s + 0 }' "$folded")
+named=$(awk "$FOLDED_AWK"'{ v = folded_parse(); if (folded_is("jit_spin") && f[n] == "jit_hot_loop_[j]") s += v } END { print s + 0 }' "$folded")
 want=$(calc "$cpu * 499 / 1e9")
-info "samples: $named of $total with leaf jit_hot_loop (cpu x freq = $want)"
+info "samples: $named of $total with leaf jit_hot_loop_[j] (cpu x freq = $want)"
 if [ "$total" -le 0 ] || ! in_range "$(ratio "$named" "$total")" 0.90 1; then
 	folded_top "$folded" jit_spin 5
-	fail "$named of $total samples have the leaf jit_hot_loop, expected >= 90%"
+	fail "$named of $total samples have the leaf jit_hot_loop_[j], expected >= 90%"
 fi
 in_range "$(ratio "$total" "$want")" 0.9 1.1 || fail "$total samples, expected $want +-10%"
 pass "$named of $total samples in jit_hot_loop, named by the perf map"

@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Start backend.py and one model server, wait for /healthz, send REQUESTS
+# requests (default 300) at CONCURRENCY (default 4) to each endpoint with
+# load.py, then stop both servers and wait for them, whatever happened.
+#
+# Usage: examples/model_server/run.sh [fastapi|flask|gunicorn] [REQUESTS] [CONCURRENCY]
+# Environment: PORT (8000), BACKEND_PORT (8001), PATHS (the endpoints to
+# load, space separated), OUT_DIR (if set, load.py writes per-request
+# latencies to OUT_DIR/<endpoint>.lat). Profile the server meanwhile with
+# "latprof record -p PID", PID from the "app" line it prints.
+set -euo pipefail
+
+VARIANT=${1:-fastapi}
+REQUESTS=${2:-300}
+CONCURRENCY=${3:-4}
+PORT=${PORT:-8000}
+BACKEND_PORT=${BACKEND_PORT:-8001}
+PATHS=${PATHS:-/predict /predict_file /predict_remote}
+# Debian's interpreter: the packages are installed for it, not for pyenv's.
+PY=/usr/bin/python3
+DIR=$(cd "$(dirname "$0")" && pwd)
+# A data directory of our own: model and feature files, removed at exit.
+DATA=$(mktemp -d /tmp/latprof_model_server.XXXXXX)
+pids=()
+
+# Stop in reverse order of start; "wait" makes sure none outlives us.
+cleanup() {
+	local i
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		kill -TERM "${pids[i]}" 2>/dev/null || true
+		wait "${pids[i]}" 2>/dev/null || true
+	done
+	rm -rf "$DATA"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Another server already on the port would answer our /healthz and our load.
+for p in "$PORT" "$BACKEND_PORT"; do
+	if curl -s -o /dev/null "http://127.0.0.1:$p/"; then
+		echo "run.sh: port $p is already in use" >&2
+		exit 1
+	fi
+done
+
+$PY "$DIR/backend.py" --port "$BACKEND_PORT" &
+pids+=($!)
+case $VARIANT in
+fastapi)
+	$PY "$DIR/app.py" --port "$PORT" --backend-port "$BACKEND_PORT" \
+		--data-dir "$DATA" &
+	;;
+flask)
+	$PY "$DIR/app_flask.py" --port "$PORT" --backend-port "$BACKEND_PORT" \
+		--data-dir "$DATA" &
+	;;
+gunicorn)
+	# One worker process with 4 threads (gthread): a single process to
+	# profile, requests spread over its threads.
+	BACKEND_PORT=$BACKEND_PORT DATA_DIR=$DATA $PY /usr/bin/gunicorn --chdir "$DIR" -w 1 --threads 4 \
+		-b "127.0.0.1:$PORT" --log-level warning 'app_flask:create_app()' &
+	;;
+*)
+	echo "usage: run.sh [fastapi|flask|gunicorn] [REQUESTS] [CONCURRENCY]" >&2
+	exit 2
+	;;
+esac
+pids+=($!)
+
+# Training the model takes a few seconds; give up after 60.
+for ((i = 0; i < 240; i++)); do
+	curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break
+	kill -0 "${pids[1]}" 2>/dev/null || { echo "run.sh: $VARIANT server exited" >&2; exit 1; }
+	sleep 0.25
+done
+curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "run.sh: no /healthz" >&2; exit 1; }
+
+[ -n "${OUT_DIR:-}" ] && mkdir -p "$OUT_DIR"
+for path in $PATHS; do
+	# In the background plus "wait": bash runs the INT/TERM trap at once
+	# during "wait", but only after a foreground command has finished.
+	$PY "$DIR/load.py" --port "$PORT" --path "$path" --requests "$REQUESTS" \
+		--concurrency "$CONCURRENCY" ${OUT_DIR:+--out "$OUT_DIR/${path#/}.lat"} &
+	pids+=($!)
+	wait $!
+	unset 'pids[-1]'
+done
