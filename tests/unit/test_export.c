@@ -154,6 +154,29 @@ static void test_speedscope(void)
 	profile_free(p);
 }
 
+/* Samples with a tid label: one profile per thread. */
+static void test_speedscope_threads(void)
+{
+	struct profile *p = profile_new();
+	struct profile_label t1[] = { { .key = "pid", .num = 5 }, { .key = "tid", .num = 5 },
+				      { .key = "comm", .str = "main" } };
+	struct profile_label t2[] = { { .key = "pid", .num = 5 }, { .key = "tid", .num = 6 },
+				      { .key = "comm", .str = "worker" } };
+	int64_t one[1] = { 1 }, two[1] = { 2 };
+	uint64_t locs[1] = { 0 };
+	char *s;
+
+	profile_add_type(p, PROFILE_TYPE_SAMPLES, "count");
+	profile_add_sample(p, locs, 0, one, t1, 3);
+	profile_add_sample(p, locs, 0, two, t2, 3);
+	s = capture(EXPORT_FORMAT_SPEEDSCOPE, p, "cpu");
+	CHECK(strstr(s, "\"name\":\"main (pid 5, tid 5)\""));
+	CHECK(strstr(s, "\"name\":\"worker (pid 5, tid 6)\""));
+	CHECK(strstr(s, "\"activeProfileIndex\":1,"));	/* the heavier one */
+	free(s);
+	profile_free(p);
+}
+
 static void test_prom(void)
 {
 	struct profile *p = two_procs();
@@ -184,6 +207,7 @@ int main(void)
 	test_pprof();
 	test_pprof_wall();
 	test_speedscope();
+	test_speedscope_threads();
 	test_prom();
 	return check_exit();
 }
