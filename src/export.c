@@ -16,6 +16,7 @@
 #include "src/export_pprof.h"
 #include "src/export_prom.h"
 #include "src/export_speedscope.h"
+#include "src/flamegraph.h"
 #include "src/stacks.h"
 #include "src/util.h"
 #include "src/verbs.h"
@@ -60,6 +61,11 @@ static int write_prom(FILE *out, const struct profile *p, const struct export_op
 	return export_prom(out, p);
 }
 
+static int write_svg(FILE *out, const struct profile *p, const struct export_opts *o)
+{
+	return flamegraph_write_profile(out, p, o->w, o->stack_flags);
+}
+
 /*
  * Order matters for extensions: ".speedscope.json" must be tried before
  * ".json". Indexed by enum export_format.
@@ -76,7 +82,7 @@ static const struct export_format_def {
 	[EXPORT_FORMAT_PPROF] = { "pprof", { ".pb.gz" }, write_pprof, true },
 	[EXPORT_FORMAT_JSON] = { "json", { ".json" }, write_json, true },
 	[EXPORT_FORMAT_PROMETHEUS] = { "prometheus", { ".prom" }, write_prom, false },
-	[EXPORT_FORMAT_SVG] = { "svg", { ".svg" }, NULL, true },
+	[EXPORT_FORMAT_SVG] = { "svg", { ".svg" }, write_svg, true },
 };
 
 int export_format_find(const char *name)
@@ -161,6 +167,8 @@ static const char export_usage[] =
 	"                       json: metadata, stacks, syscall statistics (docs/formats.md)\n"
 	"                       prometheus: text exposition: syscall latency histograms,\n"
 	"                       CPU and off-CPU counters, lost events (no --weight)\n"
+	"                       svg: the interactive flame graph 'latprof flamegraph'\n"
+	"                       draws by default (its display options need that verb)\n"
 	"  -w, --weight W       what a stack is weighted by (default cpu):\n"
 	"                       cpu, samples   on-CPU samples\n"
 	"                       cpu-time       on-CPU nanoseconds (samples x period)\n"
@@ -174,7 +182,7 @@ static const char export_usage[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"Without --format, the extension of OUT decides: .folded, .speedscope.json,\n"
-	".pb.gz, .json, .prom.\n";
+	".pb.gz, .json, .prom, .svg.\n";
 
 struct export_args {
 	const char *format, *weight, *out, *in;
@@ -246,12 +254,9 @@ static int export_args_format(const struct export_args *a)
 		return format < 0 ? -EINVAL : format;
 	}
 	format = strcmp(a->out, "-") ? export_format_for_path(a->out) : -ENOENT;
-	if (format == EXPORT_FORMAT_SVG)
-		pr_err("export writes no SVG (use 'latprof flamegraph'), or give --format (want %s)",
-		       EXPORT_FORMATS);
-	else if (format < 0)
+	if (format < 0)
 		pr_err("missing --format (want %s)", EXPORT_FORMATS);
-	return format < 0 || format == EXPORT_FORMAT_SVG ? -EINVAL : format;
+	return format < 0 ? -EINVAL : format;
 }
 
 int cmd_export(int argc, char **argv)

@@ -3,8 +3,8 @@
  * The export formats of a profile (CLI.md "Export formats"), found by name
  * or by the extension of an output path, and written completely or not at
  * all. `latprof export` and `latprof record -o FILE` share this table so the
- * same name means the same bytes everywhere. SVG has an id here (so a path
- * can be recognised) but no writer: the flame graph renderer owns it.
+ * same name means the same bytes everywhere. SVG is the default flame graph
+ * of `latprof flamegraph` (src/flamegraph.h); its options need that verb.
  */
 #ifndef LATPROF_EXPORT_H
 #define LATPROF_EXPORT_H
@@ -21,11 +21,11 @@ enum export_format {
 	EXPORT_FORMAT_PPROF,
 	EXPORT_FORMAT_JSON,
 	EXPORT_FORMAT_PROMETHEUS,
-	EXPORT_FORMAT_SVG,	/* recognised, not written here */
+	EXPORT_FORMAT_SVG,	/* the default interactive flame graph */
 };
 
 /* The names export_format_find accepts, for help and error messages. */
-#define EXPORT_FORMATS "folded, speedscope, pprof, json or prometheus"
+#define EXPORT_FORMATS "folded, speedscope, pprof, json, prometheus or svg"
 
 /* Stacks listed in the JSON "top_stacks" unless told otherwise. */
 #define EXPORT_TOP_DEFAULT 10
@@ -53,8 +53,8 @@ const char *export_format_name(int format);
 bool export_format_has_weight(int format);
 
 /*
- * Write @p in format @format to @out. 0, -EOPNOTSUPP for EXPORT_FORMAT_SVG
- * or an unknown format, -ENOMEM or -EIO. Prints nothing.
+ * Write @p in format @format to @out. 0, -EOPNOTSUPP for an unknown
+ * format, -ENOMEM or -EIO. Prints nothing.
  */
 int export_write(FILE *out, int format, const struct profile *p, const struct export_opts *o);
 

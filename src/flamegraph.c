@@ -14,6 +14,7 @@
 #include "flamegraph/flame.h"
 #include "flamegraph/folded.h"
 #include "flamegraph/svg.h"
+#include "src/flamegraph.h"
 #include "src/loadprof.h"
 #include "src/stacks.h"
 #include "src/syscalls.h"
@@ -215,9 +216,26 @@ static char *profile_subtitle(const struct profile *p)
 }
 
 /*
- * Stacks of the profile @path weighted by cmd->weight into @f; sets the
- * subtitle and, for two-column weights, hot/cold mode. -EINVAL (printed)
- * for bad input, -ENOMEM.
+ * Stacks of profile @p weighted by @w into @f; sets hot/cold mode for
+ * two-column weights and, unless given, the subtitle. 0 or -ENOMEM.
+ */
+static int profile_flame(struct flame_cmd *cmd, const struct profile *p,
+			 const struct profile_weight *w, struct flame *f)
+{
+	int err = stacks_to_flame(p, w, cmd->stack_flags, f);
+
+	if (err)
+		return err;
+	if (w->nr_cols == 2)
+		cmd->svg.mode = FLAME_SVG_MODE_HOTCOLD;
+	if (!cmd->subtitle)
+		cmd->subtitle = profile_subtitle(p);
+	return 0;
+}
+
+/*
+ * Stacks of the profile @path weighted by cmd->weight into @f. -EINVAL
+ * (printed) for bad input, -ENOMEM.
  */
 static int load_profile(struct flame_cmd *cmd, const char *path, struct flame *f)
 {
@@ -227,15 +245,9 @@ static int load_profile(struct flame_cmd *cmd, const char *path, struct flame *f
 
 	if (!p || profile_weight_get(p, cmd->weight, &w))
 		goto out;
-	err = stacks_to_flame(p, &w, cmd->stack_flags, f);
-	if (err) {
+	err = profile_flame(cmd, p, &w, f);
+	if (err)
 		pr_err("cannot read profile %s: %s", path ? path : "latprof.pb.gz", strerror(-err));
-		goto out;
-	}
-	if (w.nr_cols == 2)
-		cmd->svg.mode = FLAME_SVG_MODE_HOTCOLD;
-	if (!cmd->subtitle)
-		cmd->subtitle = profile_subtitle(p);
 out:
 	profile_free(p);
 	return err;
@@ -249,20 +261,44 @@ static int write_svg(FILE *out, void *arg)
 	return flame_write_svg(f, o, out);
 }
 
+/* Fill in the SVG options that the command line left open. */
+static void svg_defaults(struct flame_cmd *cmd, const char *default_title)
+{
+	const struct weight_look *look = weight_look(cmd->weight);
+
+	if (!cmd->svg.title)
+		cmd->svg.title = default_title ? default_title : look ? look->title : NULL;
+	if (!cmd->svg.subtitle)
+		cmd->svg.subtitle = cmd->subtitle;
+	cmd->svg.unit = look ? look->unit : NULL;
+	cmd->svg.process_frames = !(cmd->stack_flags & STACKS_FLAG_NO_COMM);
+	cmd->svg.category_fn = category_of;
+}
+
+int flamegraph_write_profile(FILE *out, const struct profile *p, const struct profile_weight *w,
+			     unsigned int stack_flags)
+{
+	struct flame_cmd cmd = { .weight = w->name, .svg.min_width_px = FLAMEGRAPH_MIN_WIDTH_PX,
+				 .stack_flags = stack_flags };
+	struct flame *f = flame_new();
+	int err = f ? profile_flame(&cmd, p, w, f) : -ENOMEM;
+
+	if (!err) {
+		svg_defaults(&cmd, NULL);
+		err = flame_write_svg(f, &cmd.svg, out);
+	}
+	flame_free(f);
+	free(cmd.subtitle);
+	return err;
+}
+
 /* Fill in what the options left open, then write @f. Returns the exit status. */
 static int render(struct flame_cmd *cmd, struct flame *f, const char *default_title)
 {
-	const struct weight_look *look = weight_look(cmd->weight);
 	void *job[2] = { f, &cmd->svg };
 	int err;
 
-	if (!cmd->svg.title)
-		cmd->svg.title = default_title ? default_title : look->title;
-	if (!cmd->svg.subtitle)
-		cmd->svg.subtitle = cmd->subtitle;
-	cmd->svg.unit = look->unit;
-	cmd->svg.process_frames = !(cmd->stack_flags & STACKS_FLAG_NO_COMM);
-	cmd->svg.category_fn = category_of;
+	svg_defaults(cmd, default_title);
 	if (!flame_total(f))
 		pr_warn("no stacks with a weight (--weight %s): the graph is empty", cmd->weight);
 	err = write_file_atomic(cmd->out, write_svg, job);
@@ -324,7 +360,8 @@ static int flamegraph_args(struct flame_cmd *cmd, int argc, char **argv)
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	struct flame_cmd cmd = { .weight = "cpu", .out = "flame.svg", .svg.min_width_px = 0.1 };
+	struct flame_cmd cmd = { .weight = "cpu", .out = "flame.svg",
+				 .svg.min_width_px = FLAMEGRAPH_MIN_WIDTH_PX };
 	struct flame *f = NULL;
 	int err, status = EXIT_STATUS_USAGE;
 
@@ -447,7 +484,7 @@ static int diff_args(struct flame_cmd *cmd, int argc, char **argv)
 int cmd_diff(int argc, char **argv)
 {
 	struct flame_cmd cmd = { .weight = "cpu", .out = "diff.svg", .svg.normalize = true,
-				 .svg.min_width_px = 0.1 };
+				 .svg.min_width_px = FLAMEGRAPH_MIN_WIDTH_PX };
 	struct flame *f = NULL;
 	int err, status = EXIT_STATUS_USAGE;
 

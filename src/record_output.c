@@ -21,11 +21,6 @@ static int output_format(struct record_output *o)
 
 	base = base ? base + 1 : o->path;
 	o->format = strcmp(o->path, "-") ? export_format_for_path(o->path) : -ENOENT;
-	if (o->format == EXPORT_FORMAT_SVG) {
-		pr_err("cannot write %s: record writes no SVG; record a .pb.gz and draw it "
-		       "with 'latprof flamegraph'", o->path);
-		return -EINVAL;
-	}
 	if (o->format >= 0)
 		return 0;
 	o->format = EXPORT_FORMAT_PPROF;
@@ -33,7 +28,7 @@ static int output_format(struct record_output *o)
 	    str_has_suffix(base, ".pprof"))
 		return 0;
 	pr_err("cannot write %s: unknown extension (want .pb.gz, .folded, .speedscope.json, "
-	       ".json or .prom)", o->path);
+	       ".json, .prom or .svg)", o->path);
 	return -EINVAL;
 }
 

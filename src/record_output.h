@@ -23,7 +23,7 @@ struct record_output {
 /*
  * Set @o->format from the extension of @o->path and check that --weight can
  * be filled by the collectors. 0, or -EINVAL after printing why (an unknown
- * extension, .svg, a weight the modes cannot fill); -ENOMEM.
+ * extension, a weight the modes cannot fill); -ENOMEM.
  */
 int record_output_check(struct record_output *o);
 

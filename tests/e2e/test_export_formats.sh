@@ -26,8 +26,9 @@
 #     process, frame names = folded frame names, wait_on_pipe has file
 #     sys_pipe.c and a line;
 #   - json: "lost" has every lost.* key, top_stacks obeys --top;
-#   - record -o X.folded/.json/.speedscope.json/.prom writes that format
-#     (a short sys_pipe run); -o X.svg, -o X.bogus, --weight latency without
+#   - record -o X.folded/.json/.speedscope.json/.prom/.svg writes that
+#     format (a short sys_pipe run; the SVG passes xmllint and draws
+#     wait_on_pipe and syscall:read); -o X.bogus, --weight latency without
 #     --mode syscall and export --format bogus
 #     exit 2 naming what is valid, leave no file, and record runs nothing.
 . "$(dirname "$0")/lib.sh"
@@ -187,7 +188,7 @@ err=$(ss_check "$WORKDIR/hot.speedscope.json" "$WORKDIR/hot.cpu.folded" none 1)
 
 # --- record -o FORMAT ---
 short=("$FIXTURES/sys_pipe" 5 10)
-for ext in folded json speedscope.json prom; do
+for ext in folded json speedscope.json prom svg; do
 	out=$WORKDIR/rec.$ext
 	lp_record "$out.out" "$out.err" --weight latency -o "$out" -- "${short[@]}"
 	rc=$?
@@ -206,12 +207,16 @@ for ext in folded json speedscope.json prom; do
 	prom)
 		promtool check metrics <"$out" >"$out.check" 2>&1 || { diag_file promtool "$out.check"; fail "record -o rec.prom: promtool check metrics failed"; }
 		grep -q '^latprof_syscall_duration_seconds_count{.*syscall="read"} ' "$out" || fail "record -o rec.prom: no read histogram" ;;
+	svg)
+		xmllint --noout "$out" 2>"$out.check" || { diag_file xmllint "$out.check"; fail "record -o rec.svg: not well-formed XML"; }
+		grep -q 'data-name="wait_on_pipe"' "$out" && grep -q 'data-name="syscall:read"' "$out" ||
+			fail "record -o rec.svg: no wait_on_pipe or syscall:read frame" ;;
 	esac
 done
 
 # --- bad usage: exit 2, a message naming what is valid, no file, nothing run ---
 mkdir -p "$WORKDIR/bad"
-for ext in svg bogus; do
+for ext in bogus; do
 	lp_record "$WORKDIR/bad/$ext.out" "$WORKDIR/bad/$ext.err" -o "$WORKDIR/bad/x.$ext" -- touch "$WORKDIR/bad/ran"
 	rc=$?
 	[ $rc = 2 ] || fail "record -o x.$ext exited $rc, expected 2"
@@ -224,7 +229,7 @@ grep -q "mode syscall" "$WORKDIR/bad/w.err" || { diag_file stderr "$WORKDIR/bad/
 lp_export "$prof" "$WORKDIR/bad/x.out" --format bogus
 rc=$?
 [ $rc = 2 ] || fail "export --format bogus exited $rc, expected 2"
-grep -q "folded, speedscope, pprof, json or prometheus" "$WORKDIR/bad/x.out.err" ||
+grep -q "folded, speedscope, pprof, json, prometheus or svg" "$WORKDIR/bad/x.out.err" ||
 	{ diag_file stderr "$WORKDIR/bad/x.out.err"; fail "export --format bogus does not name the valid formats"; }
 lp_export "$prof" "$WORKDIR/bad/x.txt"
 [ $? = 2 ] || fail "export -o x.txt without --format: expected exit 2"

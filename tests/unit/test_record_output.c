@@ -34,7 +34,7 @@ static void test_check(void)
 	CHECK(format_of("a.speedscope.json", NULL, false, true, false) ==
 	      EXPORT_FORMAT_SPEEDSCOPE);
 	CHECK(format_of("m.prom", "latency", true, false, false) == EXPORT_FORMAT_PROMETHEUS);
-	CHECK(format_of("a.svg", NULL, true, true, false) == -EINVAL);
+	CHECK(format_of("a.svg", NULL, true, true, false) == EXPORT_FORMAT_SVG);
 	CHECK(format_of("a.jsn", NULL, true, true, false) == -EINVAL);
 	CHECK(format_of("a.json", "latency", true, false, false) == -EINVAL);
 	CHECK(format_of("a.json", "wall", true, true, false) == -EINVAL);
