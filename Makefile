@@ -77,7 +77,7 @@ FIXTURE_BINS += $(DBG_HOT_VARIANTS)
 FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
 FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
-.PHONY: all setup browser-deps demo check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run
+.PHONY: all setup browser-deps demo docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run
 all: latprof
 
 latprof: $(PROG_OBJS) $(LIB_OBJS)
@@ -263,7 +263,15 @@ demo: latprof $(BUILD)/examples/demo_work
 	./latprof export $(BUILD)/demo.pb.gz --format folded -o $(BUILD)/demo.folded
 	./latprof export $(BUILD)/demo.pb.gz --format folded --weight latency \
 		-o $(BUILD)/demo-latency.folded
+	./latprof flamegraph $(BUILD)/demo.pb.gz -o $(BUILD)/demo.svg
+	./latprof flamegraph $(BUILD)/demo.pb.gz --weight latency -o $(BUILD)/demo-latency.svg
+	@echo "flame graphs (open in a browser): $(BUILD)/demo.svg (CPU), $(BUILD)/demo-latency.svg (slow syscalls)"
 	@echo "folded stacks: $(BUILD)/demo.folded (CPU), $(BUILD)/demo-latency.folded (slow syscalls)"
+
+# The pictures in README.md and docs/: real recordings drawn by latprof,
+# rendered to PNG by headless chromium (needs root and make setup).
+docs-images: latprof $(BUILD)/examples/demo_work $(FIXTURE_BINS) browser-deps
+	BUILD=$(BUILD) docs/img/render.sh
 
 bench: latprof $(FIXTURE_BINS) bench-floor
 	bench/cpu_overhead.sh

@@ -7,6 +7,9 @@
  * process to answer over a pipe (a blocking read() in query_backend: 100
  * requests, ~0.4 s under syscall:read), and every tenth request appends to
  * a log file and fdatasync()s it.
+ *
+ * usage: demo_work [PARSE_UNITS]  (default 5; 2 is the "optimised parser"
+ * that docs/img/render.sh compares against with `latprof diff`)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 static int to_backend[2], from_backend[2];
 
 static volatile uint64_t sink;
+static unsigned int parse_units = 5;
 
 __attribute__((noinline)) static void parse_request(unsigned int units)
 {
@@ -78,7 +82,7 @@ __attribute__((noinline)) static void write_log(FILE *log, int i)
 
 __attribute__((noinline)) static void handle_request(FILE *log, int i)
 {
-	parse_request(5);
+	parse_request(parse_units);
 	query_backend();
 	hash_payload(3);
 	sort_results(10);
@@ -105,13 +109,15 @@ __attribute__((noinline)) static void background_worker(void)
 		hash_payload(2);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char path[] = "/tmp/latprof-demo-log.XXXXXX";
 	int fd = mkstemp(path);
 	FILE *log = fd >= 0 ? fdopen(fd, "w") : NULL;
 	pid_t pid, be;
 
+	if (argc > 1)
+		parse_units = (unsigned int)strtoul(argv[1], NULL, 10);
 	if (pipe(to_backend) || pipe(from_backend))
 		return 1;
 	be = fork();

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Redraw the pictures of README.md and docs/ from real recordings: the demo
+# workload (CPU and syscall latency), the demo against its "optimised
+# parser" variant (diff), and tests/fixtures/sys_wall (1 s spinning, 1 s
+# asleep: hot/cold). Each SVG is latprof's own; headless chromium renders
+# the PNG. Run as root from the repo root: make docs-images
+set -euo pipefail
+BUILD=${BUILD:-build}
+img=docs/img
+work=$BUILD/img
+mkdir -p "$work"
+
+rec() { ./latprof record -F 499 "$@" >/dev/null; }
+rec -o "$work/demo.pb.gz" -- "$BUILD/examples/demo_work"
+rec -o "$work/demo-fast.pb.gz" -- "$BUILD/examples/demo_work" 2
+rec --mode cpu,syscall,offcpu -o "$work/wall.pb.gz" -- "$BUILD/fixtures/sys_wall" 1000 1000
+
+./latprof flamegraph "$work/demo.pb.gz" -o "$img/demo-cpu.svg"
+./latprof flamegraph "$work/demo.pb.gz" --weight latency -o "$img/demo-latency.svg"
+./latprof flamegraph "$work/wall.pb.gz" --weight wall -o "$img/wall.svg"
+./latprof diff "$work/demo.pb.gz" "$work/demo-fast.pb.gz" \
+	--subtitle "demo_work, parse_request 5 units (before) vs 2 units (after)" -o "$img/diff.svg"
+./latprof report "$work/demo.pb.gz" >"$img/demo-report.txt"
+for name in demo-cpu demo-latency wall diff; do
+	node tests/browser/svg2png.mjs "$img/$name.svg" "$img/$name.png" 1200
+done
+ls -l "$img"
