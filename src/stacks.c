@@ -48,9 +48,13 @@ static int push_location(const struct profile *p, const struct profile_location 
 {
 	const struct profile_mapping *m = profile_mapping(p, l->mapping_id);
 	bool kernel = profile_mapping_is_kernel(m);
-	/* perf-PID.map symbols live in anonymous memory: JIT-compiled code */
+	/*
+	 * A name in anonymous memory came from perf-PID.map: JIT-compiled code.
+	 * An address it does not name is recorded as "[anon]+0xOFFSET" and stays
+	 * that, an unknown frame.
+	 */
 	bool jit = m && !strcmp(m->file, "[anon]");
-	const char *suffix = kernel ? "_[k]" : jit ? "_[j]" : "";
+	const char *suffix = kernel ? "_[k]" : "";
 	char buf[512];
 	size_t j;
 	int err;
@@ -68,8 +72,10 @@ static int push_location(const struct profile *p, const struct profile_location 
 	for (j = l->nr_lines; j-- > 0;) {
 		const struct profile_function *f = profile_function(p, l->lines[j].function_id);
 		const char *name = f && f->name[0] ? f->name : "[unknown]";
+		bool named_jit = jit && strncmp(name, "[anon]+0x", 9);
 
-		snprintf(buf, sizeof(buf), "%s%s", name, j + 1 < l->nr_lines ? "_[i]" : suffix);
+		snprintf(buf, sizeof(buf), "%s%s", name,
+			 j + 1 < l->nr_lines ? "_[i]" : named_jit ? "_[j]" : suffix);
 		err = push(out, names, buf);
 		if (err)
 			return err;
