@@ -19,7 +19,8 @@ command -v nm >/dev/null && command -v strip >/dev/null || fail "binutils (nm, s
 
 freq=499
 
-# leaf_stats FILE COMM: "total unknown_or_offset in_hot_a with_offset" where
+# leaf_stats FILE COMM: "total unknown_or_offset in_hot_a with_offset" of
+# the innermost user frames (the leaf below any kernel frames), where
 # in_hot_a counts leaves MODULE+0xOFF with OFF in [HOT_A_LO, HOT_A_HI).
 leaf_stats()
 {
@@ -38,7 +39,11 @@ leaf_stats()
 			if (!folded_is(comm))
 				next
 			total += cnt
-			leaf = f[n]
+			# the innermost user frame: kernel frames of an interrupt on top
+			# belong to the kernel, not the program (more on a busy machine)
+			for (i = n; i > 1 && f[i] ~ /_\[k\]$/; i--)
+				;
+			leaf = f[i]
 			if (leaf == "[unknown]") {
 				unk += cnt
 			} else if (match(leaf, /\+0x[0-9a-fA-F]+$/)) {
