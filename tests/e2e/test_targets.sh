@@ -77,13 +77,16 @@ kill -KILL $late 2>/dev/null
 wait $late 2>/dev/null
 
 # -a: every process, the spinners included.
+# This latprof runs under a name of its own, so another latprof running on
+# the machine at the same time (it is a target of -a) is not mistaken for it.
 snap
-record_and_fold all -a -d 2 -F $freq
+cp "$LATPROF" "$WORKDIR/lp_selftest"
+LATPROF=$WORKDIR/lp_selftest record_and_fold all -a -d 2 -F $freq
 expect_target all spin $pa
 expect_target all lp_decoy $pb
 expect_target all lp_other $pc
 # latprof never profiles itself (with dwarf it would unwind its own samples)
-self=$(folded_sum "$WORKDIR/all.folded" latprof)
+self=$(folded_sum "$WORKDIR/all.folded" lp_selftest)
 [ "$self" = 0 ] || fail "-a: $self samples of latprof itself"
 
 # -p PID,PID: both listed processes and nothing else.
