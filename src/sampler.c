@@ -3,6 +3,7 @@
 #include "src/sampler.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "src/procmem.h"
@@ -55,8 +56,9 @@ static int sample_process(struct sampler *s, struct proc_info *pi, uint64_t now,
 	int64_t p = -1;
 	int err = -1;
 
-	if (now >= pi->pss_next_ns) {
+	if (now >= pi->pss_next_ns && s->pss_spent_ns < s->tl.interval_ns / PSS_BUDGET_DIV) {
 		err = procmem_read_pss(pi->pid, &rss, &pss, &cost);
+		s->pss_spent_ns += cost;
 		gap = cost * PSS_BUDGET_DIV;
 		pi->pss_next_ns = now + (gap > s->tl.interval_ns ? gap : 0);
 		if (!err)
@@ -78,7 +80,7 @@ int sampler_tick(struct sampler *s, uint64_t now_ns, bool force)
 	struct proc_tree *t = collect_procs(s->col);
 	struct timeline_interval iv = { 0 };
 	struct timeline_counters cur;
-	size_t i;
+	size_t i, n, next_cursor = SIZE_MAX;
 	int err;
 
 	if (!force && now_ns < s->next_ns)
@@ -86,9 +88,19 @@ int sampler_tick(struct sampler *s, uint64_t now_ns, bool force)
 	while (s->next_ns <= now_ns)
 		s->next_ns += s->tl.interval_ns;	/* doubles as intervals merge */
 	err = collect_counters(s->col, &cur);
-	for (i = 0; !err && i < t->procs.nr; i++)
-		if (!t->procs.items[i].ended)
-			err = sample_process(s, &t->procs.items[i], now_ns, &iv);
+	/* many targets (-a): PSS goes round, starting where the budget ran out */
+	s->pss_spent_ns = 0;
+	if (s->pss_cursor >= t->procs.nr)
+		s->pss_cursor = 0;
+	for (n = 0; !err && n < t->procs.nr; n++) {
+		i = (s->pss_cursor + n) % t->procs.nr;
+		if (t->procs.items[i].ended)
+			continue;
+		if (s->pss_spent_ns >= s->tl.interval_ns / PSS_BUDGET_DIV && next_cursor == SIZE_MAX)
+			next_cursor = i;
+		err = sample_process(s, &t->procs.items[i], now_ns, &iv);
+	}
+	s->pss_cursor = next_cursor == SIZE_MAX ? 0 : next_cursor;
 	if (!err)
 		err = timeline_add(&s->tl, now_ns - s->start_ns, &cur, &iv);
 	return err;

@@ -6,7 +6,8 @@
  * interval. User space only: nothing runs in the targets' context. RSS
  * comes from statm every interval; PSS from smaps_rollup, which walks the
  * target's page tables, at most as often as keeps its cost under 1% of the
- * interval per process (procmem.h).
+ * interval per process, and all of them together under 1% of the interval
+ * in each tick, taking turns (procmem.h).
  */
 #ifndef LATPROF_SAMPLER_H
 #define LATPROF_SAMPLER_H
@@ -24,6 +25,8 @@ struct sampler {
 	struct timeline tl;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC of the recording's start */
 	uint64_t next_ns;	/* next boundary */
+	uint64_t pss_spent_ns;	/* smaps_rollup time in the current tick */
+	size_t pss_cursor;	/* where the next tick starts reading PSS */
 };
 
 /*
