@@ -75,7 +75,7 @@ static int sample_process(struct sampler *s, struct proc_info *pi, uint64_t now,
 	return proc_tree_add_memory(t, pi, now, rss, err ? -1 : (int64_t)pss);
 }
 
-int sampler_tick(struct sampler *s, uint64_t now_ns, bool force)
+int sampler_tick(struct sampler *s, uint64_t tick_ns, bool force)
 {
 	struct proc_tree *t = collect_procs(s->col);
 	struct timeline_interval iv = { 0 };
@@ -83,9 +83,9 @@ int sampler_tick(struct sampler *s, uint64_t now_ns, bool force)
 	size_t i, n, next_cursor = SIZE_MAX;
 	int err;
 
-	if (!force && now_ns < s->next_ns)
+	if (!force && tick_ns < s->next_ns)
 		return 0;
-	while (s->next_ns <= now_ns)
+	while (s->next_ns <= tick_ns)
 		s->next_ns += s->tl.interval_ns;	/* doubles as intervals merge */
 	err = collect_counters(s->col, &cur);
 	/* many targets (-a): PSS goes round, starting where the budget ran out */
@@ -98,11 +98,13 @@ int sampler_tick(struct sampler *s, uint64_t now_ns, bool force)
 			continue;
 		if (s->pss_spent_ns >= s->tl.interval_ns / PSS_BUDGET_DIV && next_cursor == SIZE_MAX)
 			next_cursor = i;
-		err = sample_process(s, &t->procs.items[i], now_ns, &iv);
+		err = sample_process(s, &t->procs.items[i], tick_ns, &iv);
 	}
 	s->pss_cursor = next_cursor == SIZE_MAX ? 0 : next_cursor;
 	if (!err)
-		err = timeline_add(&s->tl, now_ns - s->start_ns, &cur, &iv);
+		err = timeline_add(&s->tl, tick_ns - s->start_ns, &cur, &iv);
+	pr_debug("timeline tick: %u processes, %.0f us (smaps_rollup %.0f us)", iv.procs,
+		 (now_ns() - tick_ns) / 1e3, s->pss_spent_ns / 1e3);
 	return err;
 }
 

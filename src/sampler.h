@@ -40,10 +40,10 @@ int sampler_start(struct sampler *s, struct collect *col, uint64_t interval_ns, 
 int sampler_wait_ms(const struct sampler *s, uint64_t now_ns, int max_ms);
 
 /*
- * Close the interval ending at @now_ns if a boundary has passed, or always
- * with @force (the end of the recording). 0 or -errno.
+ * Close the interval ending at @tick_ns (now) if a boundary has passed, or
+ * always with @force (the end of the recording). 0 or -errno.
  */
-int sampler_tick(struct sampler *s, uint64_t now_ns, bool force);
+int sampler_tick(struct sampler *s, uint64_t tick_ns, bool force);
 
 /* Store the timeline and the process tree (times relative to the start). 0 or -ENOMEM. */
 int sampler_store(struct sampler *s, struct profile *p);
