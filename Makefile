@@ -42,9 +42,9 @@ LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
-LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c,$(wildcard src/*.c)) \
+LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c src/sampler.c,$(wildcard src/*.c)) \
 	$(wildcard symbolize/*.c) $(wildcard flamegraph/*.c)
-PROG_SRCS := src/main.c src/record.c src/collect.c
+PROG_SRCS := src/main.c src/record.c src/collect.c src/sampler.c
 PROTO_C := $(BUILD)/proto/profile.pb-c.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/proto/profile.pb-c.o
 PROG_OBJS := $(PROG_SRCS:%.c=$(BUILD)/%.o)

@@ -45,6 +45,20 @@ struct lp_event {
 	char comm[LP_COMM_LEN];
 };
 
+#define LP_ARGS_LEN 256		/* bytes of argv an exec event carries */
+
+/*
+ * Ring buffer record of LP_EVENT_EXEC and LP_EVENT_EXIT: struct lp_event
+ * followed by what the process tree needs (src/proctree.h).
+ */
+struct lp_proc_event {
+	struct lp_event e;
+	__s32 exit_code;	/* EXIT: task->exit_code, a wait status */
+	__u32 args_len;		/* EXEC: bytes in args[] */
+	__u64 rss_pages;	/* EXIT: resident pages as the last thread exits, 0 unknown */
+	char args[LP_ARGS_LEN];	/* EXEC: argv, NUL-separated, cut at LP_ARGS_LEN */
+};
+
 #define LP_HIST_SLOTS 32		/* log2 latency buckets, see struct lp_sys_stat */
 #define LP_MAX_SYSCALL_NR 512	/* --syscalls filter covers numbers below this */
 #define LP_SYS_FAST_SLOTS 8	/* processes whose syscall stats live in an array */

@@ -34,18 +34,70 @@ int BPF_PROG(on_sched_process_fork, struct task_struct *parent, struct task_stru
 	return 0;
 }
 
+/* A lifecycle event with room for the process tree's fields, or NULL (counted). */
+static __always_inline struct lp_proc_event *proc_event_reserve(__u32 type, __u32 tgid,
+								 __u32 gen)
+{
+	struct lp_proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		stat_inc(LP_STAT_EVENTS_LOST);
+		return NULL;
+	}
+	e->e.type = type;
+	e->e.pid = tgid;
+	e->e.ppid = 0;
+	e->e.gen = gen;
+	e->e.time_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(e->e.comm, sizeof(e->e.comm));
+	e->exit_code = 0;
+	e->args_len = 0;
+	e->rss_pages = 0;
+	return e;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct lp_proc *proc = bpf_map_lookup_elem(&procs, &tgid);
+	struct lp_proc_event *e;
+	__u64 start, end, len;
 
 	if (!proc)
 		return 0;
 	proc->gen++;
-	event_send(LP_EVENT_EXEC, tgid, 0, proc->gen);
+	e = proc_event_reserve(LP_EVENT_EXEC, tgid, proc->gen);
+	if (!e)
+		return 0;
+	/* the new image's argv, already on its stack: no race with the program */
+	start = BPF_CORE_READ(p, mm, arg_start);
+	end = BPF_CORE_READ(p, mm, arg_end);
+	len = end > start ? end - start : 0;
+	if (len > LP_ARGS_LEN)
+		len = LP_ARGS_LEN;
+	if (len && !bpf_probe_read_user(e->args, len & (2 * LP_ARGS_LEN - 1), (void *)start))
+		e->args_len = len;
+	stat_inc(LP_STAT_EVENTS);
+	bpf_ringbuf_submit(e, 0);
 	return 0;
+}
+
+/*
+ * Resident pages of @mm: file + anon + shmem, as get_mm_rss() counts them.
+ * The per-CPU counters' central value lags by at most a batch per CPU.
+ */
+static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
+{
+	__s64 file, anon, shmem;
+
+	if (!mm)
+		return 0;
+	file = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
+	anon = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
+	shmem = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
+	return file + anon + shmem > 0 ? file + anon + shmem : 0;
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -53,13 +105,22 @@ int BPF_PROG(on_sched_process_exit, struct task_struct *p)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct lp_proc *proc = bpf_map_lookup_elem(&procs, &tgid);
+	struct lp_proc_event *e;
 
 	if (!proc)
 		return 0;
 	/* signal->live drops to 0 before this tracepoint when the group dies */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
-	event_send(LP_EVENT_EXIT, tgid, 0, proc->gen);
+	e = proc_event_reserve(LP_EVENT_EXIT, tgid, proc->gen);
+	if (e) {
+		e->exit_code = BPF_CORE_READ(p, exit_code);
+		/* the mm is still attached where the tracepoint sits since it
+		 * gained group_dead (before exit_mm); before that it reads 0 */
+		e->rss_pages = mm_rss_pages(BPF_CORE_READ(p, mm));
+		stat_inc(LP_STAT_EVENTS);
+		bpf_ringbuf_submit(e, 0);
+	}
 	bpf_map_delete_elem(&procs, &tgid);
 	return 0;
 }

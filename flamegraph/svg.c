@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "flamegraph/frametree.h"
+#include "flamegraph/xml.h"
 #include "gen/viewer_js.h"
 #include "src/util.h"
 
@@ -122,64 +123,6 @@ static int layout(struct svg_ctx *c)
 
 /* --- text --- */
 
-/*
- * Bytes of the character at @s if XML may hold it, 0 if not: malformed
- * UTF-8, surrogates, U+FFFE/U+FFFF and control characters other than tab.
- */
-static size_t xml_char_len(const unsigned char *s)
-{
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return s[0] >= 0x20 || s[0] == '\t' ? 1 : 0;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-		return 0;
-	if (s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
-		return 0;
-	return n;
-}
-
-/* Characters of @s, counting each unusable byte as one ('?' in output). */
-static size_t xml_strlen(const char *s)
-{
-	size_t n = 0, k;
-
-	for (; *s; s += k ? k : 1, n++)
-		k = xml_char_len((const unsigned char *)s);
-	return n;
-}
-
-/* Write at most @max characters of @s, escaped; unusable bytes become '?'. */
-static void put_xml(FILE *out, const char *s, size_t max)
-{
-	size_t k;
-
-	for (; *s && max; s += k ? k : 1, max--) {
-		k = xml_char_len((const unsigned char *)s);
-		if (!k)
-			fputc('?', out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '"')
-			fputs("&quot;", out);
-		else if (*s == '\'')
-			fputs("&apos;", out);
-		else
-			fwrite(s, 1, k, out);
-	}
-}
-
 /* The frame's label: as much of @name as fits @w px, cut with "..". */
 static void put_label(FILE *out, const char *name, double w)
 {
@@ -190,41 +133,11 @@ static void put_label(FILE *out, const char *name, double w)
 		return;
 	n = xml_strlen(name);
 	if (n <= (size_t)fit) {
-		put_xml(out, name, n);
+		xml_put(out, name, n);
 		return;
 	}
-	put_xml(out, name, fit - 2);
+	xml_put(out, name, fit - 2);
 	fputs("..", out);
-}
-
-/* @v in @unit for people: "1,234 samples", "1,234", "12.3 ms". */
-static void format_value(char *buf, size_t size, const char *unit, uint64_t v)
-{
-	static const struct { double div; const char *name; } steps[] = {
-		{ 1, "ns" }, { 1e3, "\xc2\xb5s" }, { 1e6, "ms" }, { 1e9, "s" },
-	};
-	char digits[32], grouped[48];
-	size_t i, j, n, k = 0;
-	double x;
-
-	if (!strcmp(unit, "nanoseconds")) {
-		for (i = 0; i + 1 < ARRAY_SIZE(steps) && v >= steps[i + 1].div * 0.9995; i++)
-			;
-		x = v / steps[i].div;
-		/* three significant digits: 1.23, 12.3, 123 */
-		snprintf(buf, size, "%.*f %s", i && x < 10 ? 2 : i && x < 100 ? 1 : 0, x,
-			 steps[i].name);
-		return;
-	}
-	n = snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	for (i = 0, j = n; i < n; i++, j--) {
-		if (i && j % 3 == 0)
-			grouped[k++] = ',';
-		grouped[k++] = digits[i];
-	}
-	grouped[k] = '\0';
-	snprintf(buf, size, "%s%s%s", grouped, strcmp(unit, "count") ? " " : "",
-		 strcmp(unit, "count") ? unit : "");
 }
 
 static double pct(uint64_t v, uint64_t total)
@@ -237,10 +150,10 @@ static void put_title(const struct svg_ctx *c, const struct frame_node *n)
 {
 	char a[64], b[64];
 
-	put_xml(c->out, n->name, SIZE_MAX);
-	format_value(a, sizeof(a), c->unit, n->weight);
+	xml_put(c->out, n->name, SIZE_MAX);
+	xml_format_value(a, sizeof(a), c->unit, n->weight);
 	if (c->o->mode == FLAME_SVG_MODE_DIFF) {
-		format_value(b, sizeof(b), c->unit, n->weight2);
+		xml_format_value(b, sizeof(b), c->unit, n->weight2);
 		fprintf(c->out, " (after %s, %.2f%%; before %s, %.2f%%)", a,
 			pct(n->weight, c->total), b, pct(n->weight2, c->total2));
 		return;
@@ -281,7 +194,7 @@ static void put_frame(const struct svg_ctx *c, const struct svg_frame *fr)
 	FILE *out = c->out;
 
 	fputs("<g class=\"f\" data-name=\"", out);
-	put_xml(out, n->name, SIZE_MAX);
+	xml_put(out, n->name, SIZE_MAX);
 	fprintf(out, "\" data-w=\"%" PRIu64 "\"", n->weight);
 	if (c->o->mode != FLAME_SVG_MODE_PLAIN)
 		fprintf(out, " data-w2=\"%" PRIu64 "\"", n->weight2);
@@ -345,9 +258,9 @@ static void put_header(const struct svg_ctx *c)
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f7f7f2\"/>\n",
 		l->width_px, l->height_px);
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"24\">", l->width_px / 2);
-	put_xml(out, c->o->title ? c->o->title : "Flame Graph", SIZE_MAX);
+	xml_put(out, c->o->title ? c->o->title : "Flame Graph", SIZE_MAX);
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%u\" y=\"42\">", l->width_px / 2);
-	put_xml(out, c->o->subtitle ? c->o->subtitle : "", SIZE_MAX);
+	xml_put(out, c->o->subtitle ? c->o->subtitle : "", SIZE_MAX);
 	fprintf(out, "</text>\n<text id=\"unzoom\" class=\"off\" x=\"%u\" y=\"24\">Reset Zoom</text>\n"
 		"<text id=\"search\" x=\"%u\" y=\"24\">Search</text>\n", XPAD,
 		l->width_px - XPAD);
@@ -364,7 +277,7 @@ static void put_frames(const struct svg_ctx *c)
 
 	fprintf(c->out, "<g id=\"frames\" data-total=\"%" PRIu64 "\" data-total2=\"%" PRIu64
 		"\" data-unit=\"", c->total, c->total2);
-	put_xml(c->out, c->unit, SIZE_MAX);
+	xml_put(c->out, c->unit, SIZE_MAX);
 	fprintf(c->out, "\" data-mode=\"%s\" data-normalize=\"%d\" data-inverted=\"%d\" "
 		"data-xpad=\"%u\" data-area=\"%u\" data-frame-h=\"%u\">\n",
 		mode_name(c->o->mode), c->o->normalize, c->o->inverted, XPAD,

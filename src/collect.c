@@ -21,6 +21,7 @@
 #include "latprof.skel.h"
 #include "src/hashmap.h"
 #include "src/procimg.h"
+#include "src/proctree.h"
 #include "src/stackagg.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
@@ -35,6 +36,8 @@ _Static_assert(offsetof(struct lp_ustack_sample, stack) == LP_USTACK_HDR_SIZE, "
 _Static_assert(LP_HIST_SLOTS == SYS_HIST_SLOTS, "histogram slots");
 _Static_assert(sizeof(struct lp_event) == 40, "lp_event layout");
 _Static_assert(sizeof(struct lp_proc) == 8, "lp_proc layout");
+_Static_assert(sizeof(struct lp_proc_event) == 56 + LP_ARGS_LEN, "lp_proc_event layout");
+_Static_assert(PROC_COMM_LEN == LP_COMM_LEN, "comm length");
 _Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
 
 /* Names of enum lp_stat, as they appear in metadata ("lost.NAME"). */
@@ -72,6 +75,7 @@ struct collect {
 	struct { struct bpf_link **items; size_t nr, alloc; } links;
 	struct { int *items; size_t nr, alloc; } perf_fds;
 	struct proc_images images;
+	struct proc_tree procs;		/* fork/exec/exit of the targets, absolute times */
 	struct stackagg *ustacks;	/* DWARF-unwound samples */
 	bool unwind_dwarf;
 	bool mode_cpu, mode_syscall, mode_offcpu;
@@ -96,10 +100,88 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* @pi's command line from /proc (a process found by name, a -p target). */
+static void proc_read_cmdline(struct proc_info *pi)
+{
+	char path[64], *buf = NULL;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/cmdline", pi->pid);
+	if (!read_file(path, &buf, &len))
+		proc_info_set_cmdline(pi, buf, len);
+	free(buf);
+}
+
+/* The parent of @pid from /proc/PID/status, 0 if unknown. */
+static uint32_t proc_read_ppid(uint32_t pid)
+{
+	char path[64], *buf = NULL, *q;
+	uint32_t ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if (!read_file(path, &buf, NULL) && (q = strstr(buf, "\nPPid:")))
+		ppid = strtoul(q + 7, NULL, 10);
+	free(buf);
+	return ppid;
+}
+
+/* A new target: at fork it runs its parent's program, so it has its command line. */
+static void tree_new(struct collect *c, const struct lp_event *e)
+{
+	struct proc_info *parent = e->ppid ? proc_tree_find(&c->procs, e->ppid) : NULL;
+	char *cmdline = parent && parent->cmdline ? strdup(parent->cmdline) : NULL;
+	struct proc_info *pi;
+
+	pi = proc_tree_start(&c->procs, e->pid, e->ppid ? e->ppid : proc_read_ppid(e->pid),
+			     e->time_ns, e->comm);
+	if (pi && !pi->cmdline && cmdline)
+		proc_info_set_cmdline(pi, cmdline, strlen(cmdline));
+	else if (pi && !pi->cmdline)
+		proc_read_cmdline(pi);
+	free(cmdline);
+}
+
+static void tree_exec(struct collect *c, const struct lp_proc_event *e)
+{
+	struct proc_info *pi = proc_tree_find(&c->procs, e->e.pid);
+
+	if (!pi || pi->ended)
+		pi = proc_tree_start(&c->procs, e->e.pid, proc_read_ppid(e->e.pid), e->e.time_ns,
+				     NULL);
+	if (!pi)
+		return;
+	pi->execs++;
+	memcpy(pi->comm, e->e.comm, LP_COMM_LEN);
+	pi->comm[LP_COMM_LEN] = '\0';
+	if (e->args_len)
+		proc_info_set_cmdline(pi, e->args, e->args_len < LP_ARGS_LEN ? e->args_len :
+						     LP_ARGS_LEN);
+	else
+		proc_read_cmdline(pi);
+}
+
+static void tree_exit(struct collect *c, const struct lp_proc_event *e)
+{
+	struct proc_info *pi = proc_tree_find(&c->procs, e->e.pid);
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!pi || pi->ended)
+		return;
+	pi->ended = true;
+	pi->end_ns = e->e.time_ns;
+	pi->status = e->exit_code;
+	pi->has_status = true;
+	if (e->rss_pages) {
+		pi->exit_rss_kb = e->rss_pages * (page > 0 ? page / 1024 : 4);
+		proc_tree_add_memory(&c->procs, pi, e->e.time_ns, pi->exit_rss_kb, -1);
+	}
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct collect *c = ctx;
 	const struct lp_event *e = data;
+	const struct lp_proc_event *pe = data;
 	struct proc_image *img;
 
 	if (size < sizeof(*e))
@@ -114,10 +196,16 @@ static int on_event(void *ctx, void *data, size_t size)
 		/* at fork the event runs in the parent, whose name the child has */
 		if (img && !img->comm[0])
 			memcpy(img->comm, e->comm, LP_COMM_LEN);
+		if (e->type == LP_EVENT_NEW)
+			tree_new(c, e);
+		else if (size >= sizeof(*pe))
+			tree_exec(c, pe);
 		break;
 	case LP_EVENT_EXIT:
 		pr_debug("exit pid %u", e->pid);
 		proc_images_stop_refresh(&c->images, e->pid);
+		if (size >= sizeof(*pe))
+			tree_exit(c, pe);
 		break;
 	}
 	return 0;
@@ -306,6 +394,7 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	/* off-CPU time inside a syscall waits for sys_exit to copy the stack */
 	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf);
 	c->raw_tp = o->raw_tp;
+	proc_tree_init(&c->procs, COLLECT_MAX_PROCS, COLLECT_MAX_MEM_SAMPLES);
 	c->ustacks = stackagg_new();
 	if (!c->ustacks)
 		goto fail;
@@ -367,11 +456,19 @@ static uint32_t fast_slot_alloc(struct collect *c, pid_t pid)
 int collect_add_pid(struct collect *c, pid_t pid)
 {
 	struct lp_proc zero = { .fast_slot = fast_slot_alloc(c, pid) };
+	struct proc_image *img;
+	struct proc_info *pi;
 	uint32_t key = pid;
 
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.procs), &key, &zero, BPF_ANY))
 		return -errno;
 	proc_images_snapshot(&c->images, pid, 0);
+	img = proc_images_find(&c->images, pid, 0);
+	pi = proc_tree_start(&c->procs, pid, proc_read_ppid(pid), now_ns(),
+			     img ? img->comm : NULL);
+	/* the held command's name and arguments come with its exec */
+	if (pi && pid != c->command_pid)
+		proc_read_cmdline(pi);
 	return 0;
 }
 
@@ -544,6 +641,7 @@ void collect_free(struct collect *c)
 	free(c->links.items);
 	free(c->perf_fds.items);
 	proc_images_release(&c->images);
+	proc_tree_release(&c->procs);
 	stackagg_free(c->ustacks);
 	free(c);
 }
@@ -1005,14 +1103,78 @@ static int builder_sys_fast(struct builder *b)
 	return err;
 }
 
+/* Per (process, syscall) statistics from both maps, summed over CPUs, into b->sys. */
+static int builder_sys_read(struct builder *b)
+{
+	int err = builder_sys_fast(b);
+
+	if (!err)
+		err = builder_each(b, NULL, b->c->skel->maps.sys_stats, builder_sys_stat);
+	return err;
+}
+
+/* The timeline series of syscall @name. */
+static enum timeline_series sys_series(const char *name)
+{
+	int nr = syscall_number(name);
+
+	switch (nr < 0 ? SYSCALL_CATEGORY_OTHER : syscall_category(nr)) {
+	case SYSCALL_CATEGORY_FILE:
+		return TIMELINE_SERIES_FILE;
+	case SYSCALL_CATEGORY_NETWORK:
+		return TIMELINE_SERIES_NETWORK;
+	case SYSCALL_CATEGORY_SYNC:
+		return TIMELINE_SERIES_SYNC;
+	case SYSCALL_CATEGORY_SLEEP:
+		return TIMELINE_SERIES_SLEEP;
+	default:
+		return TIMELINE_SERIES_OTHER;
+	}
+}
+
+static bool sys_opens_file(const char *name)
+{
+	return !strcmp(name, "openat") || !strcmp(name, "open") || !strcmp(name, "openat2") ||
+	       !strcmp(name, "creat");
+}
+
+int collect_counters(struct collect *c, struct timeline_counters *out)
+{
+	struct collect_stats st;
+	struct builder b = { .c = c };
+	size_t i;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (c->mode_cpu) {
+		collect_get_stats(c, &st);
+		out->ns[TIMELINE_SERIES_CPU] = st.stat[LP_STAT_SAMPLES] * (NSEC_PER_SEC / c->freq_hz);
+	}
+	if (c->mode_syscall)
+		err = builder_sys_read(&b);
+	for (i = 0; !err && i < b.sys.nr; i++) {
+		const struct sys_stat *s = &b.sys.items[i];
+
+		out->ns[sys_series(s->name)] += s->total_ns;
+		if (sys_opens_file(s->name))
+			out->opens += s->count;
+	}
+	hashmap_release(&b.sys_idx);
+	free(b.sys.items);
+	return err;
+}
+
+struct proc_tree *collect_procs(struct collect *c)
+{
+	return &c->procs;
+}
+
 /* Per (process, syscall) statistics, summed over CPUs, into metadata. */
 static int builder_sys_stats(struct builder *b, const struct builder_cols *cols)
 {
 	size_t i;
-	int err = builder_sys_fast(b);
+	int err = builder_sys_read(b);
 
-	if (!err)
-		err = builder_each(b, cols, b->c->skel->maps.sys_stats, builder_sys_stat);
 	for (i = 0; !err && i < b->sys.nr; i++)
 		if (b->sys.items[i].count)
 			err = sys_stat_store(b->p, &b->sys.items[i]);

@@ -21,6 +21,8 @@
 
 #include "bpf/latprof.h"
 #include "src/profile.h"
+#include "src/proctree.h"
+#include "src/timeline.h"
 #include "symbolize/symbolize.h"
 
 struct collect_opts {
@@ -100,6 +102,26 @@ void collect_get_stats(struct collect *c, struct collect_stats *st);
  * counters as metadata. 0 or -errno.
  */
 int collect_build_profile(struct collect *c, struct profile *p);
+
+/*
+ * The cumulative counters of the timeline so far: CPU time from the CPU
+ * samples of every target (samples x period; 0 without --mode cpu), syscall
+ * time by category and open calls from the in-kernel per-(process, syscall)
+ * statistics (0 without --mode syscall; a syscall counts when it ends).
+ * Cheap enough for once a second: reads a few per-CPU maps. 0 or -errno.
+ */
+int collect_counters(struct collect *c, struct timeline_counters *out);
+
+/*
+ * The process tree so far (times absolute, CLOCK_MONOTONIC): fork, exec and
+ * exit of every target as the events arrive in collect_poll. Borrowed; the
+ * caller may add memory samples and store it.
+ */
+struct proc_tree *collect_procs(struct collect *c);
+
+/* Bounds of the process tree (proctree.h). */
+#define COLLECT_MAX_PROCS 4096
+#define COLLECT_MAX_MEM_SAMPLES 262144
 
 /* NULL is a no-op; detaches first. */
 void collect_free(struct collect *c);

@@ -6,9 +6,12 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
+#include "src/proctree.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
+#include "src/timeline.h"
 #include "src/util.h"
 
 #define JSON_VERSION 1
@@ -36,8 +39,10 @@ static void json_metadata(FILE *out, const struct profile *p)
 
 	fputs("\"metadata\":{", out);
 	for (i = 0; i < p->meta.nr; i++) {
-		/* per-syscall statistics have their own section */
-		if (!strncmp(p->meta.items[i].key, "syscall.", 8))
+		/* per-syscall statistics, processes and the timeline have their own sections */
+		if (!strncmp(p->meta.items[i].key, "syscall.", 8) ||
+		    !strncmp(p->meta.items[i].key, "process.", 8) ||
+		    !strncmp(p->meta.items[i].key, "timeline.", 9))
 			continue;
 		fputs(n++ ? "," : "", out);
 		json_put_str(out, p->meta.items[i].key);
@@ -201,6 +206,88 @@ static int json_top_stacks(FILE *out, struct flame *f, size_t top)
 	return 0;
 }
 
+static void json_process(FILE *out, const struct proc_tree *t, size_t i)
+{
+	const struct proc_info *pi = &t->procs.items[i];
+	size_t j;
+
+	fprintf(out, "{\"pid\":%" PRIu32 ",\"ppid\":%" PRIu32 ",\"parent\":%ld,\"comm\":",
+		pi->pid, pi->ppid, proc_tree_parent(t, i));
+	json_put_str(out, pi->comm);
+	fputs(",\"cmdline\":", out);
+	json_put_str(out, pi->cmdline);
+	fprintf(out, ",\"start_ns\":%" PRIu64, pi->start_ns);
+	if (pi->ended)
+		fprintf(out, ",\"end_ns\":%" PRIu64, pi->end_ns);
+	else
+		fputs(",\"end_ns\":null", out);
+	if (pi->ended && pi->has_status && WIFSIGNALED(pi->status))
+		fprintf(out, ",\"exit_code\":null,\"signal\":%d", WTERMSIG(pi->status));
+	else if (pi->ended && pi->has_status)
+		fprintf(out, ",\"exit_code\":%d,\"signal\":null", WEXITSTATUS(pi->status));
+	else
+		fputs(",\"exit_code\":null,\"signal\":null", out);
+	fprintf(out, ",\"execs\":%" PRIu32 ",\"peak_rss_kb\":%" PRIu64 ",\"peak_pss_kb\":%" PRIu64
+		",\"exit_rss_kb\":%" PRIu64 ",\"memory\":[", pi->execs, pi->peak_rss_kb,
+		pi->peak_pss_kb, pi->exit_rss_kb);
+	for (j = 0; j < pi->mem.nr; j++) {
+		const struct proc_mem_sample *m = &pi->mem.items[j];
+
+		fprintf(out, "%s{\"time_ns\":%" PRIu64 ",\"rss_kb\":%" PRIu64 ",\"pss_kb\":",
+			j ? "," : "", m->time_ns, m->rss_kb);
+		if (m->pss_kb >= 0)
+			fprintf(out, "%" PRId64 "}", m->pss_kb);
+		else
+			fputs("null}", out);
+	}
+	fputs("]}", out);
+}
+
+/* "processes": the process tree in start order; "parent" indexes this array. */
+static int json_processes(FILE *out, const struct profile *p)
+{
+	struct proc_tree t;
+	size_t i;
+	int err;
+
+	proc_tree_init(&t, 0, 0);
+	err = proc_tree_load(&t, p);
+	fputs(",\"processes\":[", out);
+	for (i = 0; !err && i < t.procs.nr; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		json_process(out, &t, i);
+	}
+	fputs("]", out);
+	proc_tree_release(&t);
+	return err;
+}
+
+/* "timeline": one object per interval; "timeline_interval_ns" and its clock. */
+static int json_timeline(FILE *out, const struct profile *p)
+{
+	struct timeline tl;
+	size_t i;
+	int err, s;
+
+	timeline_init(&tl, 0, 0);
+	err = timeline_load(&tl, p);
+	fprintf(out, ",\"timeline_interval_ns\":%" PRIu64 ",\"timeline_start_monotonic_ns\":%"
+		PRIu64 ",\"timeline\":[", tl.interval_ns, tl.start_ns);
+	for (i = 0; !err && i < tl.items.nr; i++) {
+		const struct timeline_interval *v = &tl.items.items[i];
+
+		fprintf(out, "%s{\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, i ? ",\n" : "\n",
+			v->start_ns, v->duration_ns);
+		for (s = 0; s < TIMELINE_SERIES_NR; s++)
+			fprintf(out, ",\"%s_ns\":%" PRIu64, timeline_series_name(s), v->ns[s]);
+		fprintf(out, ",\"opens\":%" PRIu64 ",\"rss_kb\":%" PRIu64 ",\"pss_kb\":%" PRIu64
+			",\"procs\":%" PRIu32 "}", v->opens, v->rss_kb, v->pss_kb, v->procs);
+	}
+	fputs("]", out);
+	timeline_release(&tl);
+	return err;
+}
+
 int export_json(FILE *out, const struct profile *p, const struct profile_weight *w,
 		struct flame *f, size_t top)
 {
@@ -219,6 +306,10 @@ int export_json(FILE *out, const struct profile *p, const struct profile_weight 
 	if (!err)
 		err = json_syscalls(out, p);
 	json_offcpu(out, p);
+	if (!err)
+		err = json_processes(out, p);
+	if (!err)
+		err = json_timeline(out, p);
 	fputs("}\n", out);
 	if (err)
 		return err;

@@ -17,6 +17,7 @@ static const struct verb verbs[] = {
 	{ "report", cmd_report, "hotspot report of a profile on the terminal" },
 	{ "flamegraph", cmd_flamegraph, "interactive SVG flame graph of a profile or folded stacks" },
 	{ "diff", cmd_diff, "differential flame graph of two profiles (red grew, blue shrank)" },
+	{ "timeline", cmd_timeline, "SVG chart of CPU, syscall time and memory per interval of a profile" },
 	{ "export", cmd_export, "convert a profile (folded, speedscope, pprof, JSON, Prometheus)" },
 	{ "symbolize", cmd_symbolize, "addresses of an ELF file to functions and lines" },
 };

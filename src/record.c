@@ -19,6 +19,8 @@
 
 #include "src/collect.h"
 #include "src/record_output.h"
+#include "src/pprof.h"
+#include "src/sampler.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
 #include "src/target.h"
@@ -40,6 +42,7 @@ struct record_opts {
 	double duration_s;
 	struct record_output out;	/* -o, its format and --weight */
 	bool mode_cpu, mode_syscall, mode_offcpu;
+	double interval_s;		/* --interval: timeline and memory */
 	bool quiet;
 	bool unwind_dwarf;
 	unsigned int stack_size;
@@ -52,6 +55,8 @@ struct record_run {
 	struct collect *col;
 	struct symbolizer *sym;
 	struct child child;
+	struct sampler sampler;
+	bool sampling;
 	bool have_child;
 	int child_status;	/* wait status, -1 while running */
 	uint64_t start_ns, attached_ns, end_ns;
@@ -87,6 +92,8 @@ static const char record_usage[] =
 	"      --min-block USEC     off-CPU intervals at least this long are recorded\n"
 	"                           with their stacks (default 1000)\n"
 	"  -d, --duration SEC       stop after SEC seconds (a started COMMAND gets SIGTERM)\n"
+	"      --interval SEC       timeline and memory (RSS, PSS) sampling interval,\n"
+	"                           0.05..3600 (default 1)\n"
 	"      --unwind MODE        user stacks: dwarf (copy the stack, unwind with .eh_frame),\n"
 	"                           fp (frame pointers, in the kernel), auto (default: dwarf)\n"
 	"      --stack-size BYTES   user stack bytes copied per sample for dwarf,\n"
@@ -198,6 +205,21 @@ static int parse_duration(const char *arg, double *out)
 	return 0;
 }
 
+static int parse_interval(const char *arg, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (errno || *end || !(d >= 0.05) || d > 3600) {
+		pr_err("invalid --interval '%s': want 0.05..3600 seconds", arg);
+		return -EINVAL;
+	}
+	*out = d;
+	return 0;
+}
+
 /*
  * auto means dwarf for every process: Debian's glibc has no frame pointers,
  * so any stack that passes through it (every syscall wrapper, qsort
@@ -274,6 +296,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "min-block", required_argument, NULL, 'B' },
 		{ "debug-dir", required_argument, NULL, 'G' },
 		{ "weight", required_argument, NULL, 'W' },
+		{ "interval", required_argument, NULL, 'I' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -355,6 +378,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'W':
 			o->out.weight = optarg;
+			break;
+		case 'I':
+			if (parse_interval(optarg, &o->interval_s))
+				return -EINVAL;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -498,7 +525,11 @@ static int record_loop(struct record_run *r)
 			status_line(r, false);
 			next_status = t + NSEC_PER_SEC / 4;
 		}
-		err = collect_poll(r->col, 100);
+		err = sampler_tick(&r->sampler, t, false);
+		if (err)
+			pr_err("cannot sample the timeline: %s", strerror(-err));
+		else
+			err = collect_poll(r->col, sampler_wait_ms(&r->sampler, t, 100));
 	}
 	status_line(r, true);
 	return err;
@@ -592,6 +623,13 @@ static int open_session(struct record_run *r)
 	}
 	r->attached_ns = now_ns();
 	pr_debug("attached after %.1f ms", (r->attached_ns - r->start_ns) / 1e6);
+	err = sampler_start(&r->sampler, r->col, (uint64_t)(r->o->interval_s * 1e9),
+			    r->attached_ns, r->o->mode_cpu, r->o->mode_syscall);
+	if (err) {
+		pr_err("cannot start the timeline: %s", strerror(-err));
+		return err;
+	}
+	r->sampling = true;
 	return r->o->command ? release_command(r) : 0;
 }
 
@@ -634,6 +672,22 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 		err = profile_set_meta_u64(p, "exit_status", WEXITSTATUS(r->child_status));
 	free(cmdline);
 	return err;
+}
+
+/*
+ * The timeline and the process tree; the command's own wait status stands
+ * in for a lost exit event.
+ */
+static int store_processes(struct record_run *r, struct profile *p)
+{
+	struct proc_info *pi = r->have_child ? proc_tree_find(collect_procs(r->col),
+							      r->child.pid) : NULL;
+
+	if (pi && !pi->has_status && r->child_status != -1) {
+		pi->status = r->child_status;
+		pi->has_status = true;
+	}
+	return sampler_store(&r->sampler, p);
 }
 
 /* ", 1234 syscalls (20 slow)" when the syscall collector ran, else "". */
@@ -715,9 +769,14 @@ static int finish(struct record_run *r, int argc, char **argv)
 	stop_command(r);
 	if (!p)
 		return -ENOMEM;
-	err = collect_build_profile(r->col, p);
+	/* after detach: syscalls in flight at the stop count in the last interval */
+	err = sampler_tick(&r->sampler, r->end_ns, true);
+	if (!err)
+		err = collect_build_profile(r->col, p);
 	if (!err)
 		err = set_run_meta(r, p, argc, argv);
+	if (!err)
+		err = store_processes(r, p);
 	if (err) {
 		pr_err("cannot build profile: %s", strerror(-err));
 	} else {
@@ -738,7 +797,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o = { .freq_hz = 99, .out.path = DEFAULT_OUTPUT, .unwind_dwarf = true,
 				 .stack_size = 16384, .mode = "cpu,syscall", .mode_cpu = true,
 				 .mode_syscall = true, .min_duration_us = 1000,
-				 .min_block_us = 1000 };
+				 .min_block_us = 1000, .interval_s = 1 };
 	struct record_run r = { .o = &o, .child = { .pid = -1, .release_fd = -1,
 						    .error_fd = -1 } };
 	int err, status = EXIT_STATUS_USAGE;
@@ -767,6 +826,8 @@ int cmd_record(int argc, char **argv)
 	if (!err)
 		status = EXIT_STATUS_OK;
 out:
+	if (r.sampling)
+		sampler_release(&r.sampler);
 	collect_free(r.col);
 	symbolizer_free(r.sym);
 	free(o.pids.items);

@@ -335,6 +335,10 @@ static int report(struct report_opts *o, const struct profile *p, const char *pa
 	if (!err)
 		err = report_slow_sites(o, p);
 	if (!err)
+		err = report_processes(o, p);
+	if (!err)
+		err = report_timeline(o, p);
+	if (!err)
 		err = count_functions(p, &w, names, &t);
 	if (!err) {
 		print_functions(o, &t, total);

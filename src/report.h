@@ -32,5 +32,9 @@ void format_ns(char *buf, size_t size, uint64_t ns);
 int report_time_breakdown(const struct report_opts *o, const struct profile *p);
 int report_syscalls(const struct report_opts *o, const struct profile *p);
 int report_slow_sites(const struct report_opts *o, const struct profile *p);
+/* The process tree with lifetimes and peak memory, and the per-interval
+ * timeline (report_procs.c); nothing when the profile has none. 0 or -ENOMEM. */
+int report_processes(const struct report_opts *o, const struct profile *p);
+int report_timeline(const struct report_opts *o, const struct profile *p);
 
 #endif

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The process tree of a recording and its metadata encoding (proctree.h).
+ * A pid can be reused within a recording: the index maps a pid to its latest
+ * process, and parents are found among the processes that started before
+ * their child.
+ */
+#include "src/proctree.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/util.h"
+
+#define META_PREFIX "process."
+
+void proc_tree_init(struct proc_tree *t, size_t max_procs, size_t max_mem_samples)
+{
+	memset(t, 0, sizeof(*t));
+	t->max_procs = max_procs;
+	t->max_mem_samples = max_mem_samples;
+}
+
+void proc_tree_release(struct proc_tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->procs.nr; i++) {
+		free(t->procs.items[i].cmdline);
+		free(t->procs.items[i].mem.items);
+	}
+	free(t->procs.items);
+	hashmap_release(&t->idx);
+	proc_tree_init(t, t->max_procs, t->max_mem_samples);
+}
+
+struct proc_info *proc_tree_find(struct proc_tree *t, uint32_t pid)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&t->idx, NULL, pid, 0));
+
+	return i ? &t->procs.items[i - 1] : NULL;
+}
+
+/* Append an entry for @pid and index it; NULL with errno ENOMEM. */
+static struct proc_info *proc_tree_append(struct proc_tree *t, uint32_t pid)
+{
+	struct proc_info *pi;
+
+	if (array_grow(&t->procs, t->procs.nr + 1) ||
+	    hashmap_put(&t->idx, NULL, pid, 0, HASHMAP_NUM(t->procs.nr + 1))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pi = &t->procs.items[t->procs.nr++];
+	memset(pi, 0, sizeof(*pi));
+	pi->pid = pid;
+	return pi;
+}
+
+struct proc_info *proc_tree_start(struct proc_tree *t, uint32_t pid, uint32_t ppid,
+				  uint64_t time_ns, const char *comm)
+{
+	struct proc_info *pi = proc_tree_find(t, pid);
+
+	if (pi && !pi->ended)
+		return pi;
+	if (t->max_procs && t->procs.nr >= t->max_procs) {
+		t->procs_dropped++;
+		errno = ENOSPC;
+		return NULL;
+	}
+	pi = proc_tree_append(t, pid);
+	if (!pi)
+		return NULL;
+	pi->ppid = ppid;
+	pi->start_ns = time_ns;
+	if (comm)
+		snprintf(pi->comm, sizeof(pi->comm), "%.*s", PROC_COMM_LEN, comm);
+	return pi;
+}
+
+int proc_info_set_cmdline(struct proc_info *pi, const char *args, size_t len)
+{
+	char *s;
+	size_t i;
+
+	while (len && !args[len - 1])
+		len--;		/* the last argument's terminator */
+	if (len > PROC_CMDLINE_MAX)
+		len = PROC_CMDLINE_MAX;
+	s = malloc(len + 1);
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < len; i++) {
+		unsigned char ch = args[i];
+
+		s[i] = !ch ? ' ' : ch < 0x20 || ch == 0x7f ? '?' : ch;
+	}
+	s[len] = '\0';
+	free(pi->cmdline);
+	pi->cmdline = s;
+	return 0;
+}
+
+int proc_tree_add_memory(struct proc_tree *t, struct proc_info *pi, uint64_t time_ns,
+			 uint64_t rss_kb, int64_t pss_kb)
+{
+	if (rss_kb > pi->peak_rss_kb)
+		pi->peak_rss_kb = rss_kb;
+	if (pss_kb > 0 && (uint64_t)pss_kb > pi->peak_pss_kb)
+		pi->peak_pss_kb = pss_kb;
+	if (t->max_mem_samples && t->nr_mem_samples >= t->max_mem_samples) {
+		t->mem_dropped++;
+		return 0;
+	}
+	if (array_grow(&pi->mem, pi->mem.nr + 1))
+		return -ENOMEM;
+	pi->mem.items[pi->mem.nr++] = (struct proc_mem_sample){ time_ns, rss_kb, pss_kb };
+	t->nr_mem_samples++;
+	return 0;
+}
+
+unsigned int proc_tree_alive_at(const struct proc_tree *t, uint64_t time_ns)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < t->procs.nr; i++) {
+		const struct proc_info *pi = &t->procs.items[i];
+
+		if (pi->start_ns <= time_ns && (!pi->ended || pi->end_ns >= time_ns))
+			n++;
+	}
+	return n;
+}
+
+long proc_tree_parent(const struct proc_tree *t, size_t i)
+{
+	const struct proc_info *c = &t->procs.items[i];
+	long j;
+
+	if (!c->ppid)
+		return -1;
+	for (j = (long)i - 1; j >= 0; j--)
+		if (t->procs.items[j].pid == c->ppid)
+			return j;
+	return -1;
+}
+
+static uint64_t rel(uint64_t t, uint64_t base)
+{
+	return t > base ? t - base : 0;
+}
+
+/* "T:RSS:PSS,..." ("-" for a PSS not read). */
+static char *memory_str(const struct proc_info *pi, uint64_t base_ns)
+{
+	char *s = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&s, &len);
+
+	for (i = 0; f && i < pi->mem.nr; i++) {
+		const struct proc_mem_sample *m = &pi->mem.items[i];
+
+		fprintf(f, "%s%" PRIu64 ":%" PRIu64 ":", i ? "," : "", rel(m->time_ns, base_ns),
+			m->rss_kb);
+		if (m->pss_kb >= 0)
+			fprintf(f, "%" PRId64, m->pss_kb);
+		else
+			fputc('-', f);
+	}
+	if (!f || fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int store_one(const struct proc_info *pi, size_t seq, struct profile *p, uint64_t base_ns)
+{
+	char key[64], val[320], *mem;
+	int n, err;
+
+	n = snprintf(val, sizeof(val), "pid=%" PRIu32 " ppid=%" PRIu32 " start_ns=%" PRIu64,
+		     pi->pid, pi->ppid, rel(pi->start_ns, base_ns));
+	if (pi->ended)
+		n += snprintf(val + n, sizeof(val) - n, " end_ns=%" PRIu64, rel(pi->end_ns, base_ns));
+	if (pi->has_status)
+		n += snprintf(val + n, sizeof(val) - n, " status=%" PRId32, pi->status);
+	snprintf(val + n, sizeof(val) - n, " execs=%" PRIu32 " peak_rss_kb=%" PRIu64
+		 " peak_pss_kb=%" PRIu64 " exit_rss_kb=%" PRIu64, pi->execs, pi->peak_rss_kb,
+		 pi->peak_pss_kb, pi->exit_rss_kb);
+	snprintf(key, sizeof(key), META_PREFIX "%zu", seq);
+	err = profile_set_meta(p, key, val);
+	snprintf(key, sizeof(key), META_PREFIX "%zu.comm", seq);
+	if (!err)
+		err = profile_set_meta(p, key, pi->comm);
+	snprintf(key, sizeof(key), META_PREFIX "%zu.cmdline", seq);
+	if (!err)
+		err = profile_set_meta(p, key, pi->cmdline ? pi->cmdline : "");
+	if (err || !pi->mem.nr)
+		return err;
+	mem = memory_str(pi, base_ns);
+	if (!mem)
+		return -ENOMEM;
+	snprintf(key, sizeof(key), META_PREFIX "%zu.memory", seq);
+	err = profile_set_meta(p, key, mem);
+	free(mem);
+	return err;
+}
+
+int proc_tree_store(const struct proc_tree *t, struct profile *p, uint64_t base_ns)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < t->procs.nr; i++)
+		err = store_one(&t->procs.items[i], i + 1, p, base_ns);
+	if (!err)
+		err = profile_set_meta_u64(p, "count.processes_tracked", t->procs.nr);
+	if (!err)
+		err = profile_set_meta_u64(p, "lost.processes_untracked", t->procs_dropped);
+	if (!err)
+		err = profile_set_meta_u64(p, "lost.memory_samples", t->mem_dropped);
+	return err;
+}
+
+/* The value of "NAME=" in the space-separated @s, or false. */
+static bool field_u64(const char *s, const char *name, uint64_t *out)
+{
+	size_t n = strlen(name);
+	const char *q;
+
+	for (q = s; (q = strstr(q, name)); q += n) {
+		if ((q == s || q[-1] == ' ') && q[n] == '=') {
+			*out = strtoull(q + n + 1, NULL, 10);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void parse_main(struct proc_info *pi, const char *v)
+{
+	uint64_t x;
+
+	if (field_u64(v, "ppid", &x))
+		pi->ppid = x;
+	if (field_u64(v, "start_ns", &x))
+		pi->start_ns = x;
+	if (field_u64(v, "end_ns", &x)) {
+		pi->end_ns = x;
+		pi->ended = true;
+	}
+	if (field_u64(v, "status", &x)) {
+		pi->status = (int32_t)x;
+		pi->has_status = true;
+	}
+	if (field_u64(v, "execs", &x))
+		pi->execs = x;
+	if (field_u64(v, "peak_rss_kb", &x))
+		pi->peak_rss_kb = x;
+	if (field_u64(v, "peak_pss_kb", &x))
+		pi->peak_pss_kb = x;
+	if (field_u64(v, "exit_rss_kb", &x))
+		pi->exit_rss_kb = x;
+}
+
+static int parse_memory(struct proc_info *pi, const char *v)
+{
+	unsigned long long t, rss;
+	long long pss;
+	const char *q = v;
+	int n;
+
+	while (*q) {
+		pss = -1;
+		if (sscanf(q, "%llu:%llu:%lld%n", &t, &rss, &pss, &n) != 3 &&
+		    sscanf(q, "%llu:%llu:-%n", &t, &rss, &n) != 2)
+			break;
+		if (array_grow(&pi->mem, pi->mem.nr + 1))
+			return -ENOMEM;
+		pi->mem.items[pi->mem.nr++] = (struct proc_mem_sample){ t, rss, pss };
+		q += n;
+		if (*q == ',')
+			q++;
+	}
+	return 0;
+}
+
+/* Apply one "process.SEQ[.FIELD]" entry. */
+static int load_one(struct proc_tree *t, struct hashmap *seqs, const char *key, const char *v)
+{
+	char *end;
+	unsigned long seq = strtoul(key, &end, 10);
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(seqs, NULL, seq, 0));
+	struct proc_info *pi;
+	uint64_t pid;
+
+	if (end == key || !seq)
+		return 0;
+	if (!*end) {
+		if (i || !field_u64(v, "pid", &pid))
+			return 0;
+		pi = proc_tree_append(t, pid);
+		if (!pi || hashmap_put(seqs, NULL, seq, 0, HASHMAP_NUM(t->procs.nr)))
+			return -ENOMEM;
+		parse_main(pi, v);
+		return 0;
+	}
+	if (!i)
+		return 0;
+	pi = &t->procs.items[i - 1];
+	if (!strcmp(end, ".comm"))
+		snprintf(pi->comm, sizeof(pi->comm), "%s", v);
+	else if (!strcmp(end, ".cmdline"))
+		return proc_info_set_cmdline(pi, v, strlen(v));
+	else if (!strcmp(end, ".memory"))
+		return parse_memory(pi, v);
+	return 0;
+}
+
+int proc_tree_load(struct proc_tree *t, const struct profile *p)
+{
+	struct hashmap seqs = { 0 };
+	size_t i, n = strlen(META_PREFIX);
+	int err = 0;
+
+	for (i = 0; !err && i < p->meta.nr; i++)
+		if (!strncmp(p->meta.items[i].key, META_PREFIX, n))
+			err = load_one(t, &seqs, p->meta.items[i].key + n, p->meta.items[i].value);
+	hashmap_release(&seqs);
+	t->procs_dropped = profile_get_meta_u64(p, "lost.processes_untracked");
+	t->mem_dropped = profile_get_meta_u64(p, "lost.memory_samples");
+	return err;
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The process, memory and timeline sections of `latprof report`: the tree
+ * of traced processes with lifetimes, exit status and peak memory, and the
+ * per-interval activity squeezed into at most TIMELINE_ROWS rows. The full
+ * data is in `export --format json` and `latprof timeline`.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "src/proctree.h"
+#include "src/report.h"
+#include "src/timeline.h"
+#include "src/util.h"
+
+#define PROC_ROWS 40		/* processes listed */
+#define MAX_INDENT 8		/* tree levels shown by indentation */
+#define TIMELINE_ROWS 24
+
+/* "exit 3", "SIGKILL", "-" (still running or unknown). */
+static void status_str(const struct proc_info *pi, char *buf, size_t size)
+{
+	if (!pi->ended || !pi->has_status)
+		snprintf(buf, size, "%s", pi->ended ? "?" : "running");
+	else if (WIFSIGNALED(pi->status))
+		snprintf(buf, size, "SIG%s", sigabbrev_np(WTERMSIG(pi->status)) ?
+			 sigabbrev_np(WTERMSIG(pi->status)) : "?");
+	else
+		snprintf(buf, size, "exit %d", WEXITSTATUS(pi->status));
+}
+
+static void kb_str(uint64_t kb, char *buf, size_t size)
+{
+	if (!kb)
+		snprintf(buf, size, "-");
+	else if (kb >= 10 * 1024 * 1024)
+		snprintf(buf, size, "%.1fG", kb / 1048576.0);
+	else if (kb >= 10 * 1024)
+		snprintf(buf, size, "%.0fM", kb / 1024.0);
+	else
+		snprintf(buf, size, "%.1fM", kb / 1024.0);
+}
+
+static void print_proc(const struct proc_info *pi, unsigned int depth, uint64_t end_ns)
+{
+	char st[24], rss[16], pss[16], life[16];
+
+	status_str(pi, st, sizeof(st));
+	kb_str(pi->peak_rss_kb, rss, sizeof(rss));
+	kb_str(pi->peak_pss_kb, pss, sizeof(pss));
+	format_ns(life, sizeof(life), (pi->ended ? pi->end_ns : end_ns) - pi->start_ns);
+	printf("  %8.3f %8.3f %7s %-8s %6s %6s %7" PRIu32 " %*s%.*s\n", pi->start_ns / 1e9,
+	       pi->ended ? pi->end_ns / 1e9 : end_ns / 1e9, life, st, rss, pss, pi->pid,
+	       2 * (depth < MAX_INDENT ? depth : MAX_INDENT), "", 60,
+	       pi->cmdline && *pi->cmdline ? pi->cmdline : pi->comm);
+}
+
+/* Print process @i and its descendants, depth first in start order; counts rows. */
+static void print_subtree(const struct proc_tree *t, const long *parent, size_t i,
+			  unsigned int depth, uint64_t end_ns, size_t *rows)
+{
+	size_t j;
+
+	if ((*rows)++ < PROC_ROWS)
+		print_proc(&t->procs.items[i], depth, end_ns);
+	for (j = i + 1; j < t->procs.nr; j++)
+		if (parent[j] == (long)i)
+			print_subtree(t, parent, j, depth + 1, end_ns, rows);
+}
+
+int report_processes(const struct report_opts *o, const struct profile *p)
+{
+	struct proc_tree t;
+	long *parent = NULL;
+	size_t i, rows = 0;
+	int err;
+
+	proc_tree_init(&t, 0, 0);
+	err = proc_tree_load(&t, p);
+	if (err || !t.procs.nr)
+		goto out;
+	parent = calloc(t.procs.nr, sizeof(*parent));
+	if (!parent) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < t.procs.nr; i++)
+		parent[i] = proc_tree_parent(&t, i);
+	printf("\n%sProcesses%s (%zu; seconds from the start; peak resident memory)\n", bold(o),
+	       reset(o), t.procs.nr);
+	printf("  %8s %8s %7s %-8s %6s %6s %7s %s\n", "START", "END", "LIFE", "STATUS", "RSS",
+	       "PSS", "PID", "COMMAND (children indented)");
+	for (i = 0; i < t.procs.nr; i++)
+		if (parent[i] < 0)
+			print_subtree(&t, parent, i, 0, p->duration_ns, &rows);
+	if (rows > PROC_ROWS)
+		printf("  ... %zu more (all of them: export --format json)\n", rows - PROC_ROWS);
+	if (t.procs_dropped)
+		printf("  %" PRIu64 " more processes were not tracked (table full)\n",
+		       t.procs_dropped);
+out:
+	free(parent);
+	proc_tree_release(&t);
+	return err;
+}
+
+/* Rows of @g intervals each, summed; memory and processes at each row's end. */
+static void print_timeline_rows(const struct timeline *tl, size_t g)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < tl->items.nr; i += g) {
+		struct timeline_interval sum = { .start_ns = tl->items.items[i].start_ns };
+		double per_s[TIMELINE_SERIES_NR];
+
+		for (j = i; j < i + g && j < tl->items.nr; j++) {
+			const struct timeline_interval *v = &tl->items.items[j];
+
+			for (k = 0; k < TIMELINE_SERIES_NR; k++)
+				sum.ns[k] += v->ns[k];
+			sum.opens += v->opens;
+			sum.duration_ns += v->duration_ns;
+			sum.rss_kb = v->rss_kb;
+			sum.procs = v->procs;
+		}
+		for (k = 0; k < TIMELINE_SERIES_NR; k++)
+			per_s[k] = sum.duration_ns ? (double)sum.ns[k] / sum.duration_ns : 0;
+		printf("  %8.2f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6" PRIu64 " %8.1f %5" PRIu32
+		       "\n", sum.start_ns / 1e9, per_s[0], per_s[1], per_s[2], per_s[3], per_s[4],
+		       per_s[5], sum.opens, sum.rss_kb / 1024.0, sum.procs);
+	}
+}
+
+int report_timeline(const struct report_opts *o, const struct profile *p)
+{
+	struct timeline tl;
+	size_t g;
+	int err;
+
+	timeline_init(&tl, 0, 0);
+	err = timeline_load(&tl, p);
+	if (err || !tl.items.nr)
+		goto out;
+	g = (tl.items.nr + TIMELINE_ROWS - 1) / TIMELINE_ROWS;
+	printf("\n%sTimeline%s (per %.2f s; time in seconds per second, all targets%s)\n",
+	       bold(o), reset(o), g * tl.interval_ns / 1e9,
+	       tl.has_cpu ? "" : "; no CPU column without --mode cpu");
+	printf("  %8s %5s %5s %5s %5s %5s %5s %6s %8s %5s\n", "START", "CPU", "FILE", "NET",
+	       "SYNC", "SLEEP", "OTHER", "OPENS", "RSS MB", "PROCS");
+	print_timeline_rows(&tl, g);
+out:
+	timeline_release(&tl);
+	return err;
+}
