@@ -14,6 +14,7 @@
 #include "flamegraph/folded.h"
 #include "flamegraph/svg.h"
 #include "tests/unit/check.h"
+#include "tests/unit/golden.h"
 
 static const char small_folded[] =
 	"app;main;hot_a 75\n"
@@ -60,33 +61,6 @@ static char *render(struct flame *f, const struct flame_svg_opts *o)
 	}
 	unlink(path);
 	return buf;
-}
-
-static void check_golden(const char *name, const char *got)
-{
-	char path[512], *want = NULL;
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/golden/%s", LATPROF_SRCDIR, name);
-	if (getenv("UPDATE") && !strcmp(getenv("UPDATE"), "1")) {
-		f = fopen(path, "w");
-		CHECK(f && fputs(got, f) >= 0 && fclose(f) == 0);
-		return;
-	}
-	f = fopen(path, "r");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	want = calloc(1, 1 << 20);
-	n = fread(want, 1, (1 << 20) - 1, f);
-	fclose(f);
-	if (n != strlen(got) || memcmp(want, got, n)) {
-		fprintf(stderr, "%s differs from the rendering (UPDATE=1 make check-unit rewrites it)\n",
-			path);
-		check_failures++;
-	}
-	free(want);
 }
 
 static void check_goldens(void)

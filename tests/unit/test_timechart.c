@@ -15,6 +15,7 @@
 #include "src/timeline.h"
 #include "src/verbs.h"
 #include "tests/unit/check.h"
+#include "tests/unit/golden.h"
 
 #define S 1000000000ULL
 
@@ -28,26 +29,6 @@ static char *slurp(const char *path)
 	if (f)
 		fclose(f);
 	return buf;
-}
-
-static void check_golden(const char *name, const char *got)
-{
-	char path[512], *want;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/golden/%s", LATPROF_SRCDIR, name);
-	if (getenv("UPDATE") && !strcmp(getenv("UPDATE"), "1")) {
-		f = fopen(path, "w");
-		CHECK(f && fputs(got, f) >= 0 && fclose(f) == 0);
-		return;
-	}
-	want = slurp(path);
-	if (!want || strcmp(want, got)) {
-		fprintf(stderr, "%s differs from the rendering (UPDATE=1 make check-unit rewrites it)\n",
-			path);
-		check_failures++;
-	}
-	free(want);
 }
 
 /* A loading phase (files, RSS rising) then an inference phase (CPU). */
