@@ -238,28 +238,22 @@ static __always_inline void req_write(struct task_struct *task, struct lp_task *
 	times_snap(task, t, now, &c->t_end, &c->p_end);
 }
 
-static __always_inline void req_track(struct task_struct *task, struct lp_task *t,
-				      enum track_op op, __u64 now, long ret)
+static __always_inline void req_accept(struct lp_task *t, long ret)
+{
+	struct lp_fd_key key = { .tgid = t->tgid, .fd = ret };
+
+	t->track_flags |= LP_TASK_ACCEPTS;
+	if (ret >= 0 && bpf_map_update_elem(&conns, &key, &zero_conn, BPF_ANY))
+		stat_inc(LP_STAT_CONNS_DROPPED);
+}
+
+/* A syscall on connection @c (descriptor t->sys_arg0). */
+static __always_inline void req_on_conn(struct task_struct *task, struct lp_task *t,
+					struct lp_conn *c, enum track_op op, __u64 now, long ret)
 {
 	struct lp_fd_key key = { .tgid = t->tgid, .fd = (__s32)t->sys_arg0 };
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct lp_conn *c;
 
-	if (op == TRACK_ACCEPT) {
-		t->track_flags |= LP_TASK_ACCEPTS;
-		if (ret < 0)
-			return;
-		key.fd = ret;
-		if (bpf_map_update_elem(&conns, &key, &zero_conn, BPF_ANY))
-			stat_inc(LP_STAT_CONNS_DROPPED);
-		return;
-	}
-	if (op != TRACK_READ && op != TRACK_WRITE && op != TRACK_CLOSE &&
-	    op != TRACK_SENDFILE)
-		return;
-	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c)
-		return;
 	if (op == TRACK_CLOSE) {
 		if (ret == 0) {
 			req_send(t->tgid, key.fd, c);
@@ -270,6 +264,29 @@ static __always_inline void req_track(struct task_struct *task, struct lp_task *
 	} else if (ret > 0) {
 		req_write(task, t, c, tid, now, ret);
 	}
+}
+
+/*
+ * Charge the syscall to the thread and process (I/O on a connection as
+ * network, whatever its syscall's category), then follow the connection.
+ */
+static __always_inline void req_track(struct task_struct *task, struct lp_task *t, __s32 nr,
+				      enum track_op op, __u64 now, __u64 dur, long ret)
+{
+	struct lp_fd_key key = { .tgid = t->tgid, .fd = (__s32)t->sys_arg0 };
+	__u32 cat = nr >= 0 && nr < LP_MAX_SYSCALL_NR ?
+		    cfg_sys_cat[nr & (LP_MAX_SYSCALL_NR - 1)] : LP_REQ_CAT_OTHER;
+	struct lp_conn *c = NULL;
+
+	if (op == TRACK_READ || op == TRACK_WRITE || op == TRACK_SENDFILE || op == TRACK_CLOSE)
+		c = bpf_map_lookup_elem(&conns, &key);
+	if (c && op != TRACK_CLOSE)
+		cat = LP_REQ_CAT_NETWORK;
+	times_charge(task, t, now, dur, cat);
+	if (op == TRACK_ACCEPT)
+		req_accept(t, ret);
+	else if (c)
+		req_on_conn(task, t, c, op, now, ret);
 }
 
 static __always_inline void fd_send(__u32 tgid, __s32 fd, struct lp_fdstat *st)
@@ -457,13 +474,8 @@ static __always_inline void track_sys_exit(struct task_struct *task, struct lp_t
 {
 	enum track_op op = track_op_of(nr);
 
-	if (cfg_requests) {
-		times_charge(task, t, now, dur,
-			     nr >= 0 && nr < LP_MAX_SYSCALL_NR ?
-			     cfg_sys_cat[nr & (LP_MAX_SYSCALL_NR - 1)] : LP_REQ_CAT_OTHER);
-		if (op != TRACK_NONE)
-			req_track(task, t, op, now, ret);
-	}
+	if (cfg_requests)
+		req_track(task, t, nr, op, now, dur, ret);
 	if ((cfg_files || cfg_net) && op != TRACK_NONE)
 		fd_track(task, t, op, now, dur, ret);
 }

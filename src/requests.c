@@ -343,3 +343,45 @@ int requests_load(const struct profile *p, struct requests *out)
 	}
 	return err;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int requests_summarize(const struct requests *r, struct requests_summary *s)
+{
+	uint64_t *lat;
+	size_t i;
+	int j;
+
+	memset(s, 0, sizeof(*s));
+	if (!r->nr)
+		return 0;
+	lat = malloc(r->nr * sizeof(*lat));
+	if (!lat)
+		return -ENOMEM;
+	for (i = 0; i < r->nr; i++) {
+		const struct request *q = &r->items[i];
+
+		lat[i] = q->duration_ns;
+		s->total_ns += q->duration_ns;
+		s->cpu_ns += q->cpu_ns;
+		for (j = 0; j < REQUEST_CAT_NR; j++)
+			s->cat_ns[j] += q->cat_ns[j];
+		s->unaccounted_ns += q->duration_ns - request_accounted_ns(q);
+		s->shared += !!(q->flags & REQUEST_SHARED);
+	}
+	qsort(lat, r->nr, sizeof(*lat), cmp_u64);
+	s->count = r->nr;
+	s->p50_ns = requests_quantile_ns(lat, r->nr, 0.50);
+	s->p95_ns = requests_quantile_ns(lat, r->nr, 0.95);
+	s->p99_ns = requests_quantile_ns(lat, r->nr, 0.99);
+	s->min_ns = lat[0];
+	s->max_ns = lat[r->nr - 1];
+	s->mean_ns = s->total_ns / r->nr;
+	free(lat);
+	return 0;
+}

@@ -104,6 +104,19 @@ int requests_store(struct profile *p, const struct requests *r, uint64_t dropped
  */
 int requests_load(const struct profile *p, struct requests *out);
 
+/* What the report and the JSON export say about a set of requests. */
+struct requests_summary {
+	size_t count, shared;
+	uint64_t p50_ns, p95_ns, p99_ns, min_ns, max_ns, mean_ns;
+	uint64_t total_ns;			/* summed latency */
+	uint64_t cpu_ns;			/* summed over the requests */
+	uint64_t cat_ns[REQUEST_CAT_NR];
+	uint64_t unaccounted_ns;
+};
+
+/* Summarize @r (order unchanged). 0 or -ENOMEM. */
+int requests_summarize(const struct requests *r, struct requests_summary *s);
+
 /* Sort @r by start time. Cannot fail. */
 void requests_sort_by_start(struct requests *r);
 
