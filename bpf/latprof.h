@@ -174,8 +174,10 @@ enum lp_req_cat {
 };
 
 struct lp_times {
-	__u64 cpu_ns;			/* on CPU (sum_exec_runtime) */
-	__u64 cat_ns[LP_REQ_CAT_NR];	/* in syscalls, by enum lp_req_cat */
+	__u64 cpu_ns;			/* on CPU, user + kernel (sum_exec_runtime) */
+	__u64 utime_ns;			/* tick-sampled user and system time: their */
+	__u64 stime_ns;			/* ratio splits cpu_ns (as cputime_adjust does) */
+	__u64 cat_ns[LP_REQ_CAT_NR];	/* in syscalls (wall time), by enum lp_req_cat */
 };
 
 /* Per-thread state of the syscall and off-CPU collectors (task storage). */
@@ -198,6 +200,8 @@ struct lp_task {
 	__u64 sys_arg0;		/* first two syscall arguments, saved at sys_enter */
 	__u64 sys_arg1;
 	__u64 cpu_seen;		/* sum_exec_runtime when last charged to the process */
+	__u64 utime_seen;	/* utime and stime at that charge */
+	__u64 stime_seen;
 	struct lp_times times;	/* this thread's cumulative times (--requests) */
 };
 

@@ -131,6 +131,8 @@ static __always_inline void times_copy(struct lp_times *to, const struct lp_time
 	int i;
 
 	to->cpu_ns = from->cpu_ns;
+	to->utime_ns = from->utime_ns;
+	to->stime_ns = from->stime_ns;
 	for (i = 0; i < LP_REQ_CAT_NR; i++)
 		to->cat_ns[i] = from->cat_ns[i];
 }
@@ -146,36 +148,46 @@ static __always_inline struct lp_proc_times *proc_times_get(__u32 tgid)
 	return bpf_map_lookup_elem(&proc_times, &tgid);
 }
 
+/* The part of @d that fits in @since. */
+static __always_inline __u64 clip(__u64 d, __u64 since)
+{
+	return d < since ? d : since;
+}
+
 /*
- * Charge a syscall of @dur ns in category @cat, and the thread's CPU since
- * its last charge, to the thread and its process. The process's share is
- * clipped to the time since its last snapshot: a long wait that began
- * before then (an idle worker's futex) belongs to earlier intervals.
+ * Charge a syscall of @dur ns in category @cat to the thread and its
+ * process, and the thread's CPU since its last charge to the process. The
+ * process's share is clipped to the time since its last snapshot: a long
+ * wait that began before then (an idle worker's futex) belongs to earlier
+ * intervals.
  */
 static __always_inline void times_charge(struct task_struct *task, struct lp_task *t,
 					 __u64 now, __u64 dur, __u32 cat)
 {
 	__u64 cpu = BPF_CORE_READ(task, se.sum_exec_runtime), dcpu, since;
+	__u64 ut = BPF_CORE_READ(task, utime), st = BPF_CORE_READ(task, stime), du, ds;
 	struct lp_proc_times *pt;
 
 	if (cat >= LP_REQ_CAT_NR)
 		cat = LP_REQ_CAT_OTHER;
 	t->times.cat_ns[cat] += dur;
 	dcpu = t->cpu_seen && cpu > t->cpu_seen ? cpu - t->cpu_seen : 0;
+	du = t->cpu_seen && ut > t->utime_seen ? ut - t->utime_seen : 0;
+	ds = t->cpu_seen && st > t->stime_seen ? st - t->stime_seen : 0;
 	t->cpu_seen = cpu;
+	t->utime_seen = ut;
+	t->stime_seen = st;
 	pt = proc_times_get(t->tgid);
 	if (!pt)
 		return;
 	since = now > pt->mark_ns ? now - pt->mark_ns : 0;
-	if (dcpu > since)
-		dcpu = since;
-	if (dur > since)
-		dur = since;
-	__sync_fetch_and_add(&pt->times.cpu_ns, dcpu);
-	__sync_fetch_and_add(&pt->times.cat_ns[cat], dur);
+	__sync_fetch_and_add(&pt->times.cpu_ns, clip(dcpu, since));
+	__sync_fetch_and_add(&pt->times.utime_ns, clip(du, since));
+	__sync_fetch_and_add(&pt->times.stime_ns, clip(ds, since));
+	__sync_fetch_and_add(&pt->times.cat_ns[cat], clip(dur, since));
 }
 
-/* Snapshot the thread (with its CPU as of now) and its process. */
+/* Snapshot the thread (its CPU as of now) and its process. */
 static __always_inline void times_snap(struct task_struct *task, struct lp_task *t, __u64 now,
 				       struct lp_times *thread, struct lp_times *proc)
 {
@@ -183,6 +195,8 @@ static __always_inline void times_snap(struct task_struct *task, struct lp_task 
 
 	times_copy(thread, &t->times);
 	thread->cpu_ns = BPF_CORE_READ(task, se.sum_exec_runtime);
+	thread->utime_ns = BPF_CORE_READ(task, utime);
+	thread->stime_ns = BPF_CORE_READ(task, stime);
 	if (pt) {
 		times_copy(proc, &pt->times);
 		pt->mark_ns = now;

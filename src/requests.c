@@ -25,10 +25,13 @@ const char *request_cat_name(enum request_cat c)
 	return c < REQUEST_CAT_NR ? cat_names[c] : "other";
 }
 
-/* A component of struct request_times by index: 0 = CPU, 1 + cat. */
+_Static_assert(sizeof(struct request_times) == REQUEST_TIMES_NR * sizeof(uint64_t),
+	       "request_times is an array of counters");
+
+/* A counter of struct request_times by index, in field order. */
 static uint64_t times_get(const struct request_times *t, int i)
 {
-	return i ? t->cat_ns[i - 1] : t->cpu_ns;
+	return ((const uint64_t *)t)[i];
 }
 
 static uint64_t diff(uint64_t to, uint64_t from)
@@ -61,6 +64,25 @@ uint64_t request_accounted_ns(const struct request *r)
 	for (i = 0; i < REQUEST_CAT_NR; i++)
 		sum += r->cat_ns[i];
 	return sum < r->duration_ns ? sum : r->duration_ns;
+}
+
+/* Fill @r's breakdown from the differences @d of struct request_times counters. */
+static void request_breakdown(struct request *r, const double *d)
+{
+	const double *cat = d + 3;
+	double sys = 0, ticks = d[1] + d[2], user;
+	int j;
+
+	for (j = 0; j < REQUEST_CAT_NR; j++) {
+		r->cat_ns[j] = cat[j];
+		sys += cat[j];
+	}
+	if (ticks > 0)
+		user = d[0] * d[1] / ticks;
+	else
+		user = d[0] > sys ? d[0] - sys : 0;
+	r->cpu_ns = user;
+	request_clip(r);
 }
 
 static void request_init(struct request *r, const struct request_raw *in)
@@ -112,7 +134,7 @@ static const struct request_times *point_snap(const struct request_raw *raw,
  * segments before point k; a request gets prefix[end] - prefix[start].
  */
 static void share_segments(const struct request_raw *raw, const struct req_point *pts,
-			   size_t n, double (*prefix)[1 + REQUEST_CAT_NR], size_t *pos)
+			   size_t n, double (*prefix)[REQUEST_TIMES_NR], size_t *pos)
 {
 	size_t k, open = 0;
 	int i;
@@ -131,7 +153,7 @@ static void share_segments(const struct request_raw *raw, const struct req_point
 		}
 		open = pts[k].end ? (open ? open - 1 : 0) : open + 1;
 		b = point_snap(raw, &pts[k + 1]);
-		for (i = 0; i <= REQUEST_CAT_NR; i++)
+		for (i = 0; i < REQUEST_TIMES_NR; i++)
 			prefix[k + 1][i] = prefix[k][i] +
 				(open ? (double)diff(times_get(b, i), times_get(a, i)) / open : 0);
 	}
@@ -140,7 +162,7 @@ static void share_segments(const struct request_raw *raw, const struct req_point
 static int compute_shared(const struct request_raw *raw, size_t nr, struct request *out)
 {
 	struct req_point *pts = NULL;
-	double (*prefix)[1 + REQUEST_CAT_NR] = NULL;
+	double (*prefix)[REQUEST_TIMES_NR] = NULL, d[REQUEST_TIMES_NR];
 	size_t *pos = NULL, i, n = 0, s, e;
 	int err = -ENOMEM, j;
 
@@ -164,11 +186,9 @@ static int compute_shared(const struct request_raw *raw, size_t nr, struct reque
 		s = pos[2 * i];
 		e = pos[2 * i + 1];
 		out[i].flags |= REQUEST_SHARED;
-		out[i].cpu_ns = prefix[e][0] > prefix[s][0] ? prefix[e][0] - prefix[s][0] : 0;
-		for (j = 0; j < REQUEST_CAT_NR; j++)
-			out[i].cat_ns[j] = prefix[e][j + 1] > prefix[s][j + 1] ?
-					   prefix[e][j + 1] - prefix[s][j + 1] : 0;
-		request_clip(&out[i]);
+		for (j = 0; j < REQUEST_TIMES_NR; j++)
+			d[j] = prefix[e][j] > prefix[s][j] ? prefix[e][j] - prefix[s][j] : 0;
+		request_breakdown(&out[i], d);
 	}
 	err = 0;
 out:
@@ -180,6 +200,7 @@ out:
 
 int requests_compute(const struct request_raw *raw, size_t nr, struct requests *out)
 {
+	double d[REQUEST_TIMES_NR];
 	struct request *r;
 	size_t i;
 	int j;
@@ -191,10 +212,9 @@ int requests_compute(const struct request_raw *raw, size_t nr, struct requests *
 		request_init(&r[i], &raw[i]);
 		if (raw_shared(&raw[i]))
 			continue;
-		r[i].cpu_ns = diff(raw[i].t_end.cpu_ns, raw[i].t_start.cpu_ns);
-		for (j = 0; j < REQUEST_CAT_NR; j++)
-			r[i].cat_ns[j] = diff(raw[i].t_end.cat_ns[j], raw[i].t_start.cat_ns[j]);
-		request_clip(&r[i]);
+		for (j = 0; j < REQUEST_TIMES_NR; j++)
+			d[j] = diff(times_get(&raw[i].t_end, j), times_get(&raw[i].t_start, j));
+		request_breakdown(&r[i], d);
 	}
 	if (compute_shared(raw, nr, r))
 		return -ENOMEM;

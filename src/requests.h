@@ -41,11 +41,22 @@ enum request_cat {
 #define REQUEST_SHARED 1u	/* breakdown proportional (shared event loop) */
 #define REQUESTS_PER_CHUNK 500
 
-/* Cumulative times, as the kernel keeps them per thread and per process. */
+/*
+ * Cumulative times, as the kernel keeps them per thread and per process:
+ * CPU (user + kernel), tick-sampled user and system time, and wall time in
+ * syscalls by category. A request's CPU in its breakdown is its user CPU
+ * only, since its syscalls' kernel CPU is already in their category: the
+ * CPU difference split by the user/system tick ratio (as the kernel's
+ * cputime_adjust does), or, when no tick fell in the request, the CPU
+ * difference less the syscall time.
+ */
 struct request_times {
 	uint64_t cpu_ns;
+	uint64_t utime_ns, stime_ns;
 	uint64_t cat_ns[REQUEST_CAT_NR];
 };
+
+#define REQUEST_TIMES_NR (3 + REQUEST_CAT_NR)	/* uint64_t fields of request_times */
 
 /* A request as the kernel reported it. */
 struct request_raw {
@@ -57,7 +68,7 @@ struct request_raw {
 	struct request_times p_start, p_end;	/* the process's */
 };
 
-/* A request with its breakdown. */
+/* A request with its breakdown: user CPU, syscall wall time by category. */
 struct request {
 	uint32_t pid, tid, fd, flags;
 	uint64_t start_ns, duration_ns;
