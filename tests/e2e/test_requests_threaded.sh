@@ -25,7 +25,10 @@
 #   - files: the /file phase's file shows up with 20 opens and exactly
 #     20 x its size read; network: the client's address with 2 x 3 accepted
 #     connections;
-#   - report has the Requests, Files and Network sections.
+#   - report has the Requests, Files and Network sections;
+#   - a second, short recording with --syscalls clock_nanosleep (5 /sleep
+#     requests): requests are still all found (the syscalls they follow are
+#     traced anyway), the per-syscall statistics hold clock_nanosleep only.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture req_server
@@ -123,4 +126,12 @@ rep=$WORKDIR/report.txt
 for s in Requests Files Network; do
 	grep -q "^$s " "$rep" || { diag_file report "$rep" 80; fail "report has no $s section"; }
 done
+sed -i -e 's/for path in \/spin \/sleep \/file; do/for path in \/sleep; do/' -e 's/--requests 20 /--requests 5 /' "$drive"
+record_or_fail filt --requests --syscalls clock_nanosleep -- "$drive"
+"$LATPROF" export "$WORKDIR/filt.pb.gz" --format json -o "$WORKDIR/filt.json" 2>/dev/null || fail "export of the --syscalls recording failed"
+read -r n names <<<"$(json_py "$WORKDIR/filt.json" '
+print(j["requests"]["count"], ",".join(sorted(set(s["name"] for s in j["syscalls"]))))')"
+info "--syscalls clock_nanosleep: $n requests (truth 5), syscall statistics for: $names"
+[ "$n" = 5 ] || fail "--syscalls clock_nanosleep --requests: $n requests, req_client sent 5"
+[ "$names" = clock_nanosleep ] || fail "--syscalls clock_nanosleep --requests: statistics for $names"
 pass "3 endpoints: counts exact, latency and breakdown match req_server"
