@@ -3,8 +3,8 @@
 # Request tracking on a thread-per-connection server with known handlers.
 #
 # Ground truth (from the fixtures, not latprof): req_server serves /spin
-# (20 ms of thread CPU), /sleep (nanosleep 30 ms) and /file (reads a 16 MiB
-# file: a few ms, so that the ~100 us the server may lose to the client it
+# (20 ms of thread CPU), /sleep (nanosleep 30 ms) and /file (reads a 64 MiB
+# file: 10-20 ms, so that the 0.1-0.5 ms the server may lose to the client it
 # wakes, after its write's sys_exit and before its own clock read, stays
 # within the 10%) on one thread per keep-alive connection, and prints per endpoint the
 # requests it completed, handler_ns (summed, from the return of the read that
@@ -35,7 +35,7 @@ require_fixture req_server
 require_fixture req_client
 
 data=$WORKDIR/data.bin
-head -c 16777216 /dev/urandom >"$data"
+head -c 67108864 /dev/urandom >"$data"
 drive=$WORKDIR/drive.sh
 cat >"$drive" <<EOF
 #!/bin/bash
