@@ -172,6 +172,28 @@ static inline __u32 lp_hist_slot(__u64 ns)
 	return slot < LP_HIST_SLOTS ? slot : LP_HIST_SLOTS - 1;
 }
 
+/*
+ * Request tracking (record --requests): where a thread's or a process's time
+ * went, as cumulative counters; a request's breakdown is the difference of
+ * two snapshots. Syscall time by category: the categories of docs/syscalls.md,
+ * with memory, process and ipc folded into other.
+ */
+enum lp_req_cat {
+	LP_REQ_CAT_NETWORK,
+	LP_REQ_CAT_FILE,
+	LP_REQ_CAT_SYNC,
+	LP_REQ_CAT_SLEEP,
+	LP_REQ_CAT_OTHER,
+	LP_REQ_CAT_NR,
+};
+
+struct lp_times {
+	__u64 cpu_ns;			/* on CPU, user + kernel (sum_exec_runtime) */
+	__u64 utime_ns;			/* tick-sampled user and system time: their */
+	__u64 stime_ns;			/* ratio splits cpu_ns (as cputime_adjust does) */
+	__u64 cat_ns[LP_REQ_CAT_NR];	/* in syscalls (wall time), by enum lp_req_cat */
+};
+
 /* Per-thread state of the syscall and off-CPU collectors (task storage). */
 struct lp_task {
 	__u64 sys_start;	/* ktime at sys_enter, 0 when not in a syscall */
@@ -187,7 +209,121 @@ struct lp_task {
 				 * per-CPU stats array, -1: use the hash map */
 	__u64 pend_max;		/* that block's length */
 	__u32 tgid;		/* 0 until the state is initialized */
+	__u32 track_flags;	/* enum lp_task_flag (--requests) */
+	/* only written with --requests, --files or --net: */
+	__u64 sys_arg0;		/* first two syscall arguments, saved at sys_enter */
+	__u64 sys_arg1;
+	__u64 cpu_seen;		/* sum_exec_runtime when last charged to the process */
+	__u64 utime_seen;	/* utime and stime at that charge */
+	__u64 stime_seen;
+	struct lp_times times;	/* this thread's cumulative times (--requests) */
+};
+
+enum lp_task_flag {
+	LP_TASK_ACCEPTS = 1,	/* accepted a connection: an event loop if it also reads */
+};
+
+/* A tracked descriptor: key of the conns and fdstats maps. */
+struct lp_fd_key {
+	__u32 tgid;
+	__s32 fd;
+};
+
+enum lp_req_flag {
+	LP_REQ_SHARED = 1,	/* read by a thread that also accepts (event loop), or
+				 * answered by another thread: the thread snapshots
+				 * are not this request's alone */
+};
+
+/*
+ * A connection from accept/accept4 and its current request. A request opens
+ * at the exit of the first read that returns bytes while none is open and
+ * ends at the exit of its last response write, known when the next request's
+ * first bytes arrive or the descriptor is closed.
+ */
+struct lp_conn {
+	__u64 start_ns;		/* 0: no request open */
+	__u64 end_ns;		/* last response write so far, 0: none yet */
+	__u64 bytes_in;
+	__u64 bytes_out;
+	__u32 read_tid;		/* the thread whose read opened the request */
+	__u32 write_tid;	/* the thread of the last response write */
+	__u32 flags;		/* enum lp_req_flag */
 	__u32 pad;
+	struct lp_times t_start;	/* read_tid's times at start_ns */
+	struct lp_times t_end;		/* write_tid's times at end_ns */
+	struct lp_times p_start;	/* the process's times (struct lp_proc_times) */
+	struct lp_times p_end;
+};
+
+/* Cumulative times of a process, charged at its threads' sys_exit. */
+struct lp_proc_times {
+	struct lp_times times;
+	__u64 mark_ns;		/* last snapshot: later charges are clipped to it */
+};
+
+enum lp_fd_kind {
+	LP_FD_FILE = 1,		/* opened by path */
+	LP_FD_NET,		/* an inet socket from connect or accept */
+};
+
+/* I/O on a tracked descriptor (--files, --net), sent when it is closed. */
+struct lp_fdstat {
+	__u64 id;		/* the open or connection it came from (dup keeps it) */
+	__u32 kind;		/* enum lp_fd_kind */
+	__u32 pad;
+	__u64 bytes_in;		/* read/received */
+	__u64 bytes_out;	/* written/sent */
+	__u64 io_ns;		/* time in syscalls on the descriptor */
+	__u64 ops;		/* those syscalls */
+};
+
+#define LP_PATH_LEN 256
+
+enum lp_track_type {
+	LP_TRACK_REQUEST = 1,	/* struct lp_req_event */
+	LP_TRACK_OPEN,		/* struct lp_open_event */
+	LP_TRACK_PEER,		/* struct lp_peer_event */
+	LP_TRACK_FDSTAT,	/* struct lp_fd_event */
+};
+
+/* Ring buffer records of the track ring; each starts with its type. */
+struct lp_req_event {
+	__u32 type;
+	__u32 tgid;
+	__s32 fd;
+	__u32 pad;
+	struct lp_conn conn;
+};
+
+struct lp_open_event {
+	__u32 type;
+	__u32 tgid;
+	__s32 fd;
+	__s32 dirfd;		/* openat's directory, -100 (AT_FDCWD) for the cwd */
+	__u64 id;
+	__u64 time_ns;
+	char path[LP_PATH_LEN];	/* as passed, NUL-terminated, maybe cut */
+};
+
+struct lp_peer_event {
+	__u32 type;
+	__u32 tgid;
+	__s32 fd;
+	__u32 accepted;		/* 1: from accept, 0: from connect */
+	__u64 id;
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 port;		/* host order */
+	__u32 pad;
+	__u8 addr[16];		/* network order; IPv4 in the first 4 bytes */
+};
+
+struct lp_fd_event {
+	__u32 type;
+	__u32 tgid;
+	__s32 fd;
+	__u32 pad;
+	struct lp_fdstat st;
 };
 
 /* Counters in the per-CPU stats array: nothing is lost silently. */
@@ -207,6 +343,8 @@ enum lp_stat {
 	LP_STAT_SYS_STATS_DROPPED,	/* per-syscall stats map full */
 	LP_STAT_TIMED_DROPPED,		/* timed sample map full */
 	LP_STAT_TASK_STATE_FAILED,	/* no task storage: a syscall not timed */
+	LP_STAT_TRACK_LOST,		/* track ring buffer full: request/file event lost */
+	LP_STAT_CONNS_DROPPED,		/* conns or fdstats map full: descriptor not tracked */
 	LP_STAT_NR,
 };
 

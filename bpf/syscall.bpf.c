@@ -17,6 +17,7 @@
  * dump_in_flight, an iterator run once at stop, reports the syscalls and
  * off-CPU intervals still open then, with their time so far.
  */
+#include "track.bpf.h"
 #include "ustack.bpf.h"
 
 #define MAX_ERRNO 4095
@@ -162,7 +163,18 @@ static __always_inline struct lp_task *task_state_get(struct task_struct *task,
 	return t;
 }
 
-static __always_inline int on_sys_enter(long nr)
+/*
+ * With --requests/--files/--net, the syscalls they follow are timed even when
+ * --syscalls leaves them out (they are not counted in the statistics then).
+ */
+static __always_inline bool sys_entered(long nr)
+{
+	if (sys_traced(nr))
+		return true;
+	return cfg_track && nr >= 0 && nr < LP_MAX_SYSCALL_NR;
+}
+
+static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct lp_task *t = bpf_task_storage_get(&task_state, task, NULL, 0);
@@ -175,15 +187,19 @@ static __always_inline int on_sys_enter(long nr)
 		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 		struct lp_proc *proc = current_target(tgid);
 
-		if (!proc || !sys_traced(nr))
+		if (!proc || !sys_entered(nr))
 			return 0;
 		t = task_state_get(task, proc, tgid);
 		if (!t)
 			return 0;
-	} else if (!sys_traced(nr)) {
+	} else if (!sys_entered(nr)) {
 		return 0;
 	}
 	t->sys_nr = nr;
+	if (cfg_track) {
+		t->sys_arg0 = BPF_CORE_READ(regs, di);
+		t->sys_arg1 = BPF_CORE_READ(regs, si);
+	}
 	if (cfg_offcpu) {
 		t->pend_blocked = 0;
 		t->pend_preempted = 0;
@@ -211,6 +227,11 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 	t->sys_start = 0;
 	nr = t->sys_nr;
 	tgid = t->tgid;
+	if (cfg_track) {
+		track_sys_exit(task, t, nr, now, dur, ret);
+		if (cfg_sys_filter_on && !sys_traced(nr))
+			return 0;
+	}
 	if (cfg_syscalls)
 		sys_account(tgid, t->fast_base, nr, dur, ret < 0 && ret >= -MAX_ERRNO, false);
 	latency = cfg_syscalls && dur >= cfg_syscall_min_ns ? dur : 0;
@@ -253,7 +274,7 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long id)
 {
-	return on_sys_enter(id);
+	return on_sys_enter(regs, id);
 }
 
 SEC("tp_btf/sys_exit")
@@ -266,7 +287,7 @@ int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
 SEC("raw_tp/sys_enter")
 int raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sys_enter(ctx->args[1]);
+	return on_sys_enter((struct pt_regs *)ctx->args[0], ctx->args[1]);
 }
 
 SEC("raw_tp/sys_exit")

@@ -20,8 +20,10 @@
 
 #include "latprof.skel.h"
 #include "src/hashmap.h"
+#include "src/iotrack.h"
 #include "src/procimg.h"
 #include "src/proctree.h"
+#include "src/requests.h"
 #include "src/stackagg.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
@@ -39,6 +41,15 @@ _Static_assert(sizeof(struct lp_proc) == 8, "lp_proc layout");
 _Static_assert(sizeof(struct lp_proc_event) == 56 + LP_ARGS_LEN, "lp_proc_event layout");
 _Static_assert(PROC_COMM_LEN == LP_COMM_LEN, "comm length");
 _Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
+_Static_assert(sizeof(struct lp_task) == 176, "lp_task layout");
+_Static_assert(sizeof(struct lp_times) == sizeof(struct request_times), "lp_times layout");
+_Static_assert((int)LP_REQ_CAT_NR == (int)REQUEST_CAT_NR, "request categories");
+_Static_assert(LP_REQ_SHARED == REQUEST_SHARED, "request flags");
+_Static_assert(sizeof(struct lp_conn) == 304, "lp_conn layout");
+_Static_assert(sizeof(struct lp_req_event) == 320, "lp_req_event layout");
+_Static_assert(sizeof(struct lp_open_event) == 32 + LP_PATH_LEN, "lp_open_event layout");
+_Static_assert(sizeof(struct lp_peer_event) == 48, "lp_peer_event layout");
+_Static_assert(sizeof(struct lp_fd_event) == 64, "lp_fd_event layout");
 
 /* Names of enum lp_stat, as they appear in metadata ("lost.NAME"). */
 static const char *const stat_names[LP_STAT_NR] = {
@@ -57,6 +68,8 @@ static const char *const stat_names[LP_STAT_NR] = {
 	[LP_STAT_SYS_STATS_DROPPED] = "syscall_stats_dropped_map_full",
 	[LP_STAT_TIMED_DROPPED] = "timed_dropped_map_full",
 	[LP_STAT_TASK_STATE_FAILED] = "syscalls_untimed_no_task_storage",
+	[LP_STAT_TRACK_LOST] = "track_events_lost",
+	[LP_STAT_CONNS_DROPPED] = "descriptors_untracked_map_full",
 };
 
 /* Names of enum sym_unwind_status in metadata ("proc.PID.NAME"). */
@@ -87,6 +100,12 @@ struct collect {
 	uint64_t in_flight_reported;
 	unsigned int freq_hz;
 	bool verbose;
+	bool requests, files, net;
+	uint32_t max_requests;
+	struct { struct request_raw *items; size_t nr, alloc; } reqs;
+	uint64_t reqs_dropped;		/* past max_requests */
+	uint64_t reqs_unanswered;	/* open at stop with no response yet */
+	struct iotrack io;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -275,6 +294,149 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	return stackagg_add(c->ustacks, &key, pcs, nr, &v) ? -ENOMEM : 0;
 }
 
+static void times_from(struct request_times *to, const struct lp_times *from)
+{
+	memcpy(to, from, sizeof(*to));
+}
+
+/* A request the kernel finished (or that was open at stop), kept if room. */
+static int track_request(struct collect *c, uint32_t tgid, int32_t fd, const struct lp_conn *conn)
+{
+	struct request_raw *r;
+
+	if (!conn->start_ns)
+		return 0;
+	if (!conn->end_ns) {
+		c->reqs_unanswered++;
+		return 0;
+	}
+	if (c->reqs.nr >= c->max_requests) {
+		c->reqs_dropped++;
+		return 0;
+	}
+	if (array_grow(&c->reqs, c->reqs.nr + 1))
+		return -ENOMEM;
+	r = &c->reqs.items[c->reqs.nr++];
+	*r = (struct request_raw){
+		.pid = tgid, .fd = fd, .read_tid = conn->read_tid, .write_tid = conn->write_tid,
+		.flags = conn->flags, .start_ns = conn->start_ns, .end_ns = conn->end_ns,
+		.bytes_in = conn->bytes_in, .bytes_out = conn->bytes_out,
+	};
+	times_from(&r->t_start, &conn->t_start);
+	times_from(&r->t_end, &conn->t_end);
+	times_from(&r->p_start, &conn->p_start);
+	times_from(&r->p_end, &conn->p_end);
+	return 0;
+}
+
+static int on_track(void *ctx, void *data, size_t size)
+{
+	struct collect *c = ctx;
+	const struct lp_req_event *req = data;
+	const struct lp_open_event *op = data;
+	const struct lp_peer_event *peer = data;
+	const struct lp_fd_event *fe = data;
+	char path[LP_PATH_LEN + 1];
+
+	if (size < sizeof(uint32_t))
+		return 0;
+	switch (*(const uint32_t *)data) {
+	case LP_TRACK_REQUEST:
+		if (size >= sizeof(*req))
+			return track_request(c, req->tgid, req->fd, &req->conn);
+		break;
+	case LP_TRACK_OPEN:
+		if (size < sizeof(*op))
+			break;
+		memcpy(path, op->path, LP_PATH_LEN);
+		path[LP_PATH_LEN] = 0;
+		return iotrack_open(&c->io, op->tgid, op->fd, op->dirfd, op->id, path);
+	case LP_TRACK_PEER:
+		if (size >= sizeof(*peer))
+			return iotrack_peer(&c->io, peer->tgid, peer->accepted, peer->id,
+					    peer->family, peer->addr, peer->port);
+		break;
+	case LP_TRACK_FDSTAT:
+		if (size >= sizeof(*fe))
+			iotrack_io(&c->io, fe->st.id, fe->st.bytes_in, fe->st.bytes_out,
+				   fe->st.io_ns, fe->st.ops);
+		break;
+	}
+	return 0;
+}
+
+/* enum lp_req_cat of syscall @nr. */
+static uint8_t req_cat(int nr)
+{
+	switch (syscall_category(nr)) {
+	case SYSCALL_CATEGORY_NETWORK:
+		return LP_REQ_CAT_NETWORK;
+	case SYSCALL_CATEGORY_FILE:
+		return LP_REQ_CAT_FILE;
+	case SYSCALL_CATEGORY_SYNC:
+		return LP_REQ_CAT_SYNC;
+	case SYSCALL_CATEGORY_SLEEP:
+		return LP_REQ_CAT_SLEEP;
+	default:
+		return LP_REQ_CAT_OTHER;
+	}
+}
+
+/* Request, file and peer tracking: configuration and map sizes. */
+static int configure_track(struct collect *c, const struct collect_opts *o)
+{
+	struct latprof_bpf *s = c->skel;
+	bool fds = o->files || o->net;
+	int nr, err;
+
+	s->rodata->cfg_track = o->requests || fds;
+	s->rodata->cfg_requests = o->requests;
+	s->rodata->cfg_files = o->files;
+	s->rodata->cfg_net = o->net;
+	for (nr = 0; nr < LP_MAX_SYSCALL_NR; nr++)
+		s->rodata->cfg_sys_cat[nr] = req_cat(nr);
+	err = bpf_map__set_max_entries(s->maps.conns, o->requests ? 65536 : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.proc_times, o->requests ? o->max_procs : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.fdstats, fds ? 65536 : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.track, o->requests || fds ? 4 << 20 : 4096);
+	return err;
+}
+
+/*
+ * At stop, what the kernel still holds: connections (a request answered but
+ * not yet followed by another read or a close is complete) and descriptors
+ * still open. Runs after detach.
+ */
+static int track_flush(struct collect *c)
+{
+	struct lp_fd_key key, next;
+	struct lp_conn conn;
+	struct lp_fdstat st;
+	int fd, err = 0;
+	bool first = true;
+
+	fd = bpf_map__fd(c->skel->maps.conns);
+	while (!err && c->requests && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &conn))
+			err = track_request(c, key.tgid, key.fd, &conn);
+	}
+	first = true;
+	fd = bpf_map__fd(c->skel->maps.fdstats);
+	while (!err && (c->files || c->net) &&
+	       !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &st))
+			iotrack_io(&c->io, st.id, st.bytes_in, st.bytes_out, st.io_ns, st.ops);
+	}
+	return err;
+}
+
 /* Which programs load: only those of the chosen collectors. */
 static void select_programs(struct collect *c)
 {
@@ -301,6 +463,9 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
 	select_programs(c);
+	err = configure_track(c, o);
+	if (err)
+		return err;
 	s->rodata->cfg_syscalls = o->mode_syscall;
 	s->rodata->cfg_offcpu = o->mode_offcpu;
 	s->rodata->cfg_syscall_min_ns = o->min_duration_ns;
@@ -391,12 +556,17 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->mode_cpu = o->mode_cpu;
 	c->mode_syscall = o->mode_syscall;
 	c->mode_offcpu = o->mode_offcpu;
+	c->requests = o->requests;
+	c->files = o->files;
+	c->net = o->net;
+	c->max_requests = o->max_requests;
 	/* off-CPU time inside a syscall waits for sys_exit to copy the stack */
-	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf);
+	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf) || o->requests ||
+		       o->files || o->net;
 	c->raw_tp = o->raw_tp;
 	proc_tree_init(&c->procs, COLLECT_MAX_PROCS, COLLECT_MAX_MEM_SAMPLES);
 	c->ustacks = stackagg_new();
-	if (!c->ustacks)
+	if (!c->ustacks || iotrack_init(&c->io, "/proc"))
 		goto fail;
 	libbpf_set_print(libbpf_print);
 	*err = load(c, o, why);
@@ -411,6 +581,11 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	/* in-flight syscalls send copied stacks even with --unwind fp */
 	if (o->unwind_dwarf || c->sys_hooks || c->mode_offcpu) {
 		*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ustacks), on_ustack, c);
+		if (*err)
+			goto fail;
+	}
+	if (o->requests || o->files || o->net) {
+		*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.track), on_track, c);
 		if (*err)
 			goto fail;
 	}
@@ -643,6 +818,8 @@ void collect_free(struct collect *c)
 	proc_images_release(&c->images);
 	proc_tree_release(&c->procs);
 	stackagg_free(c->ustacks);
+	iotrack_release(&c->io);
+	free(c->reqs.items);
 	free(c);
 }
 
@@ -1264,6 +1441,28 @@ static int builder_columns(struct builder *b, struct builder_cols *cols)
 	return 0;
 }
 
+/* Requests, files and peers into metadata. */
+static int builder_track(struct builder *b)
+{
+	struct collect *c = b->c;
+	struct requests reqs = { 0 };
+	int err;
+
+	if (!c->requests && !c->files && !c->net)
+		return 0;
+	err = track_flush(c);
+	if (!err && c->requests)
+		err = requests_compute(c->reqs.items, c->reqs.nr, &reqs);
+	if (!err && c->requests) {
+		requests_sort_by_start(&reqs);
+		err = requests_store(b->p, &reqs, c->reqs_dropped, c->reqs_unanswered);
+	}
+	if (!err && (c->files || c->net))
+		err = iotrack_store(&c->io, b->p);
+	free(reqs.items);
+	return err;
+}
+
 bool collect_raw_tp(const struct collect *c)
 {
 	return c->raw_tp;
@@ -1287,6 +1486,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = builder_meta(&b);
 	if (!err)
 		err = builder_proc_meta(&b);
+	if (!err)
+		err = builder_track(&b);
 	hashmap_release(&b.mappings);
 	hashmap_release(&b.sys_idx);
 	free(b.locs.items);

@@ -48,6 +48,10 @@ struct collect_opts {
 	uint32_t ustack_ring_bytes;	/* ring buffer for copied stacks */
 	bool verbose;			/* libbpf warnings and debug output */
 	bool raw_tp;			/* syscall hooks as raw_tp, not tp_btf */
+	bool requests;			/* --requests: requests on accepted connections */
+	bool files;			/* --files: I/O per opened path */
+	bool net;			/* --net: I/O per connect/accept peer */
+	uint32_t max_requests;		/* kept in the profile; later ones are counted */
 };
 
 struct collect_stats {
@@ -98,8 +102,9 @@ void collect_get_stats(struct collect *c, struct collect_stats *st);
  * Drain the kernel's aggregation into @p: symbolized samples with pid/comm
  * (and syscall, category, offcpu) labels; value columns "samples" and "cpu"
  * (cpu mode), "syscalls" and "latency" (syscall mode), "offcpu" (offcpu
- * mode); mappings with build-ids; per-syscall statistics and the loss
- * counters as metadata. 0 or -errno.
+ * mode); mappings with build-ids; per-syscall statistics, requests
+ * (src/requests.h), files and peers (src/iotrack.h) and the loss counters as
+ * metadata. 0 or -errno.
  */
 int collect_build_profile(struct collect *c, struct profile *p);
 

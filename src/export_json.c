@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "src/iotrack.h"
 #include "src/proctree.h"
+#include "src/requests.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
 #include "src/timeline.h"
@@ -32,6 +34,14 @@ void json_put_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* Is @key "@prefix" followed by a number (a record, not a counter)? */
+static bool meta_is_chunk(const char *key, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(key, prefix, n) && key[n] >= '0' && key[n] <= '9';
+}
+
 static void json_metadata(FILE *out, const struct profile *p)
 {
 	size_t i;
@@ -39,10 +49,13 @@ static void json_metadata(FILE *out, const struct profile *p)
 
 	fputs("\"metadata\":{", out);
 	for (i = 0; i < p->meta.nr; i++) {
-		/* per-syscall statistics, processes and the timeline have their own sections */
+		/* per-syscall statistics, processes, the timeline, requests and files
+		 * have their own sections */
 		if (!strncmp(p->meta.items[i].key, "syscall.", 8) ||
 		    !strncmp(p->meta.items[i].key, "process.", 8) ||
-		    !strncmp(p->meta.items[i].key, "timeline.", 9))
+		    !strncmp(p->meta.items[i].key, "timeline.", 9) ||
+		    meta_is_chunk(p->meta.items[i].key, "requests.") ||
+		    meta_is_chunk(p->meta.items[i].key, "io."))
 			continue;
 		fputs(n++ ? "," : "", out);
 		json_put_str(out, p->meta.items[i].key);
@@ -288,6 +301,108 @@ static int json_timeline(FILE *out, const struct profile *p)
 	return err;
 }
 
+static void json_breakdown(FILE *out, uint64_t cpu_ns, const uint64_t *cat_ns)
+{
+	int j;
+
+	fprintf(out, "\"cpu_ns\":%" PRIu64, cpu_ns);
+	for (j = 0; j < REQUEST_CAT_NR; j++)
+		fprintf(out, ",\"%s_ns\":%" PRIu64, request_cat_name(j), cat_ns[j]);
+}
+
+static void json_request(FILE *out, const struct request *r)
+{
+	fprintf(out, "{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"fd\":%" PRIu32
+		",\"start_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64 ",\"bytes_in\":%" PRIu64
+		",\"bytes_out\":%" PRIu64 ",\"shared\":%s,", r->pid, r->tid, r->fd, r->start_ns,
+		r->duration_ns, r->bytes_in, r->bytes_out,
+		r->flags & REQUEST_SHARED ? "true" : "false");
+	json_breakdown(out, r->cpu_ns, r->cat_ns);
+	fprintf(out, ",\"unaccounted_ns\":%" PRIu64 "}",
+		r->duration_ns - request_accounted_ns(r));
+}
+
+/* "requests": summary and every stored request (recorded with --requests). */
+static int json_requests(FILE *out, const struct profile *p)
+{
+	struct requests_summary s;
+	struct requests r = { 0 };
+	uint64_t cat[REQUEST_CAT_NR];
+	size_t i;
+	int err, j;
+
+	if (!profile_get_meta(p, "requests.count"))
+		return 0;
+	err = requests_load(p, &r);
+	if (!err)
+		err = requests_summarize(&r, &s);
+	if (err)
+		goto out;
+	fprintf(out, ",\"requests\":{\"count\":%zu,\"dropped\":%" PRIu64 ",\"unanswered\":%"
+		PRIu64 ",\"shared\":%zu,\"p50_ns\":%" PRIu64 ",\"p95_ns\":%" PRIu64
+		",\"p99_ns\":%" PRIu64 ",\"min_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		",\"mean_ns\":%" PRIu64 ",\"average\":{", s.count,
+		profile_get_meta_u64(p, "requests.dropped"),
+		profile_get_meta_u64(p, "requests.unanswered"), s.shared, s.p50_ns, s.p95_ns,
+		s.p99_ns, s.min_ns, s.max_ns, s.mean_ns);
+	for (j = 0; j < REQUEST_CAT_NR; j++)
+		cat[j] = s.count ? s.cat_ns[j] / s.count : 0;
+	json_breakdown(out, s.count ? s.cpu_ns / s.count : 0, cat);
+	fprintf(out, ",\"unaccounted_ns\":%" PRIu64 "},\"items\":[",
+		s.count ? s.unaccounted_ns / s.count : 0);
+	for (i = 0; i < r.nr; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		json_request(out, &r.items[i]);
+	}
+	fputs("]}", out);
+out:
+	free(r.items);
+	return err;
+}
+
+/* "files" and "network" (recorded with --files / --net), heaviest first. */
+static int json_io(FILE *out, const struct profile *p)
+{
+	const char *track = profile_get_meta(p, "track");
+	struct io_entries e = { 0 };
+	int err, net, n;
+	size_t i;
+
+	if (!track || (!strstr(track, "files") && !strstr(track, "net")))
+		return 0;
+	err = io_entries_load(p, &e);
+	if (err)
+		return err;
+	io_entries_sort(e.items, e.nr);
+	for (net = 0; net < 2; net++) {
+		if (!strstr(track, net ? "net" : "files"))
+			continue;
+		fprintf(out, ",\"%s\":[", net ? "network" : "files");
+		for (i = 0, n = 0; i < e.nr; i++) {
+			const struct io_entry *x = &e.items[i];
+
+			if ((x->kind != IO_KIND_FILE) != net)
+				continue;
+			fputs(n++ ? ",\n{" : "\n{", out);
+			if (net) {
+				fprintf(out, "\"direction\":\"%s\",\"peer\":", io_kind_name(x->kind));
+				json_put_str(out, x->name);
+				fprintf(out, ",\"connections\":%" PRIu64, x->opens);
+			} else {
+				fputs("\"path\":", out);
+				json_put_str(out, x->name);
+				fprintf(out, ",\"opens\":%" PRIu64, x->opens);
+			}
+			fprintf(out, ",\"bytes_read\":%" PRIu64 ",\"bytes_written\":%" PRIu64
+				",\"io_ns\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"processes\":%" PRIu64
+				"}", x->bytes_in, x->bytes_out, x->io_ns, x->ops, x->pids);
+		}
+		fputs("]", out);
+	}
+	io_entries_free(&e);
+	return 0;
+}
+
 int export_json(FILE *out, const struct profile *p, const struct profile_weight *w,
 		struct flame *f, size_t top)
 {
@@ -310,6 +425,10 @@ int export_json(FILE *out, const struct profile *p, const struct profile_weight 
 		err = json_processes(out, p);
 	if (!err)
 		err = json_timeline(out, p);
+	if (!err)
+		err = json_requests(out, p);
+	if (!err)
+		err = json_io(out, p);
 	fputs("}\n", out);
 	if (err)
 		return err;

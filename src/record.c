@@ -46,6 +46,8 @@ struct record_opts {
 	bool quiet;
 	bool unwind_dwarf;
 	unsigned int stack_size;
+	bool requests, files, net;	/* --requests, --files, --net */
+	uint32_t max_requests;
 	struct { char **items; size_t nr, alloc; } debug_dirs;	/* owned, absolute */
 	char **command;		/* after "--" */
 };
@@ -91,6 +93,11 @@ static const char record_usage[] =
 	"                           user stack (default 1000; 0: every syscall)\n"
 	"      --min-block USEC     off-CPU intervals at least this long are recorded\n"
 	"                           with their stacks (default 1000)\n"
+	"      --requests           follow requests on accepted connections: latency and\n"
+	"                           where their time went (CPU, syscalls by category)\n"
+	"      --max-requests N     requests kept in the profile (default 100000)\n"
+	"      --files              bytes and time per opened file path\n"
+	"      --net                bytes and time per network peer (connect/accept)\n"
 	"  -d, --duration SEC       stop after SEC seconds (a started COMMAND gets SIGTERM)\n"
 	"      --interval SEC       timeline and memory (RSS, PSS) sampling interval,\n"
 	"                           0.05..3600 (default 1)\n"
@@ -297,6 +304,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "debug-dir", required_argument, NULL, 'G' },
 		{ "weight", required_argument, NULL, 'W' },
 		{ "interval", required_argument, NULL, 'I' },
+		{ "requests", no_argument, NULL, 'R' },
+		{ "max-requests", required_argument, NULL, 'X' },
+		{ "files", no_argument, NULL, 'L' },
+		{ "net", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -382,6 +393,22 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'I':
 			if (parse_interval(optarg, &o->interval_s))
 				return -EINVAL;
+			break;
+		case 'R':
+			o->requests = true;
+			break;
+		case 'X':
+			if (parse_u64(optarg, 1, 100000000, &v)) {
+				pr_err("invalid --max-requests '%s': want 1..100000000", optarg);
+				return -EINVAL;
+			}
+			o->max_requests = v;
+			break;
+		case 'L':
+			o->files = true;
+			break;
+		case 'N':
+			o->net = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -562,7 +589,8 @@ static int release_command(struct record_run *r)
 
 static int open_session(struct record_run *r)
 {
-	bool sys = r->o->mode_syscall || r->o->mode_offcpu;
+	bool sys = r->o->mode_syscall || r->o->mode_offcpu || r->o->requests || r->o->files ||
+		   r->o->net;
 	struct collect_opts co = {
 		.mode_cpu = r->o->mode_cpu,
 		.mode_syscall = r->o->mode_syscall,
@@ -591,6 +619,10 @@ static int open_session(struct record_run *r)
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 		/* the fallback for kernels without tp_btf, forced to test it */
 		.raw_tp = getenv("LATPROF_RAW_TP") && *getenv("LATPROF_RAW_TP"),
+		.requests = r->o->requests,
+		.files = r->o->files,
+		.net = r->o->net,
+		.max_requests = r->o->max_requests,
 	};
 	struct symbolizer_opts so = {
 		.debug_dirs = (const char *const *)r->o->debug_dirs.items,
@@ -633,6 +665,17 @@ static int open_session(struct record_run *r)
 	return r->o->command ? release_command(r) : 0;
 }
 
+/* "requests", "files,net", ... : what --requests/--files/--net turned on. */
+static const char *track_names(const struct record_opts *o)
+{
+	static const char *const names[8] = {
+		"", "requests", "files", "requests,files", "net", "requests,net", "files,net",
+		"requests,files,net",
+	};
+
+	return names[o->requests | o->files << 1 | o->net << 2];
+}
+
 static int set_run_meta(struct record_run *r, struct profile *p, int argc, char **argv)
 {
 	struct utsname u;
@@ -658,7 +701,8 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 		err = profile_set_meta(p, "unwind", r->o->unwind_dwarf ? "dwarf" : "fp");
 	if (!err)
 		err = profile_set_meta(p, "mode", r->o->mode);
-	if (!err && (r->o->mode_syscall || r->o->mode_offcpu))
+	if (!err && (r->o->mode_syscall || r->o->mode_offcpu || r->o->requests || r->o->files ||
+		     r->o->net))
 		err = profile_set_meta(p, "syscall_hooks", collect_raw_tp(r->col) ? "raw_tp" : "tp_btf");
 	if (!err && r->o->mode_syscall)
 		err = profile_set_meta_u64(p, "min_duration_us", r->o->min_duration_us);
@@ -666,6 +710,8 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 		err = profile_set_meta_u64(p, "min_block_us", r->o->min_block_us);
 	if (!err && r->o->syscalls_arg)
 		err = profile_set_meta(p, "syscalls", r->o->syscalls_arg);
+	if (!err && (r->o->requests || r->o->files || r->o->net))
+		err = profile_set_meta(p, "track", track_names(r->o));
 	if (!err)
 		err = profile_set_meta_u64(p, "startup_ns", r->attached_ns - r->start_ns);
 	if (!err && r->have_child && r->child_status != -1 && WIFEXITED(r->child_status))
@@ -797,7 +843,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o = { .freq_hz = 99, .out.path = DEFAULT_OUTPUT, .unwind_dwarf = true,
 				 .stack_size = 16384, .mode = "cpu,syscall", .mode_cpu = true,
 				 .mode_syscall = true, .min_duration_us = 1000,
-				 .min_block_us = 1000, .interval_s = 1 };
+				 .min_block_us = 1000, .interval_s = 1, .max_requests = 100000 };
 	struct record_run r = { .o = &o, .child = { .pid = -1, .release_fd = -1,
 						    .error_fd = -1 } };
 	int err, status = EXIT_STATUS_USAGE;

@@ -42,6 +42,7 @@ static const char report_usage[] =
 	"                       (default: cpu, or latency without CPU samples)\n"
 	"  -n, --top N          functions to list (default 15)\n"
 	"      --stacks N       heaviest stacks to show (default 5)\n"
+	"      --slowest N      slowest requests to show (default 5; record --requests)\n"
 	"      --no-color       no colour even on a terminal (NO_COLOR is honoured)\n"
 	"  -h, --help           this help\n";
 
@@ -339,6 +340,10 @@ static int report(struct report_opts *o, const struct profile *p, const char *pa
 	if (!err)
 		err = report_timeline(o, p);
 	if (!err)
+		err = report_requests(o, p);
+	if (!err)
+		err = report_io(o, p);
+	if (!err)
 		err = count_functions(p, &w, names, &t);
 	if (!err) {
 		print_functions(o, &t, total);
@@ -360,11 +365,12 @@ int cmd_report(int argc, char **argv)
 		{ "weight", required_argument, NULL, 'w' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "stacks", required_argument, NULL, 's' },
+		{ "slowest", required_argument, NULL, 'S' },
 		{ "no-color", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_opts o = { .top = 15, .stacks = 5 };
+	struct report_opts o = { .top = 15, .stacks = 5, .slowest = 5 };
 	const char *path;
 	struct profile *p;
 	uint64_t v;
@@ -380,11 +386,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'n':
 		case 's':
+		case 'S':
 			if (parse_u64(optarg, 0, 100000, &v)) {
 				pr_err("invalid count '%s'", optarg);
 				return EXIT_STATUS_USAGE;
 			}
-			*(c == 'n' ? &o.top : &o.stacks) = v;
+			*(c == 'n' ? &o.top : c == 's' ? &o.stacks : &o.slowest) = v;
 			break;
 		case 'C':
 			o.color = false;

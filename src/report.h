@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What the parts of `latprof report` share (report.c, report_sys.c). */
+/* What the parts of `latprof report` share (report.c, report_sys.c, report_req.c). */
 #ifndef LATPROF_REPORT_H
 #define LATPROF_REPORT_H
 
@@ -14,6 +14,7 @@ struct report_opts {
 	const char *weight_unit;
 	unsigned int top;	/* rows per table */
 	unsigned int stacks;
+	unsigned int slowest;	/* requests listed with their own breakdown */
 	bool color;
 };
 
@@ -36,5 +37,10 @@ int report_slow_sites(const struct report_opts *o, const struct profile *p);
  * timeline (report_procs.c); nothing when the profile has none. 0 or -ENOMEM. */
 int report_processes(const struct report_opts *o, const struct profile *p);
 int report_timeline(const struct report_opts *o, const struct profile *p);
+
+/* Sections of report_req.c (record --requests, --files, --net); nothing
+ * when the profile has no such data. 0 or -ENOMEM. */
+int report_requests(const struct report_opts *o, const struct profile *p);
+int report_io(const struct report_opts *o, const struct profile *p);
 
 #endif
