@@ -77,7 +77,7 @@ FIXTURE_BINS += $(DBG_HOT_VARIANTS)
 FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
 FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
-.PHONY: all setup browser-deps demo docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run
+.PHONY: all setup browser-deps demo model-demo docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run
 all: latprof
 
 latprof: $(PROG_OBJS) $(LIB_OBJS)
@@ -267,6 +267,19 @@ demo: latprof $(BUILD)/examples/demo_work
 	./latprof flamegraph $(BUILD)/demo.pb.gz --weight latency -o $(BUILD)/demo-latency.svg
 	@echo "flame graphs (open in a browser): $(BUILD)/demo.svg (CPU), $(BUILD)/demo-latency.svg (slow syscalls)"
 	@echo "folded stacks: $(BUILD)/demo.folded (CPU), $(BUILD)/demo-latency.folded (slow syscalls)"
+
+# The model-serving walkthrough (docs/model-serving.md): the FastAPI example
+# under load, recorded with request tracking, then report, latency flame graph
+# and timeline (needs root).
+model-demo: latprof
+	@mkdir -p $(BUILD)/model
+	PROFILE=$(BUILD)/model/serve.pb.gz PORT=18000 BACKEND_PORT=18001 \
+		examples/model_server/run.sh fastapi 100 4
+	./latprof report $(BUILD)/model/serve.pb.gz
+	./latprof flamegraph $(BUILD)/model/serve.pb.gz --weight latency \
+		-o $(BUILD)/model/serve-latency.svg
+	./latprof timeline $(BUILD)/model/serve.pb.gz -o $(BUILD)/model/serve-timeline.svg
+	@echo "latency flame graph: $(BUILD)/model/serve-latency.svg, timeline: $(BUILD)/model/serve-timeline.svg"
 
 # The pictures in README.md and docs/: real recordings drawn by latprof,
 # rendered to PNG by headless chromium (needs root and make setup).

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Redraw the pictures of README.md and docs/ from real recordings: the demo
 # workload (CPU and syscall latency), the demo against its "optimised
-# parser" variant (diff), and tests/fixtures/sys_wall (1 s spinning, 1 s
-# asleep: hot/cold). Each SVG is latprof's own; headless chromium renders
+# parser" variant (diff), tests/fixtures/sys_wall (1 s spinning, 1 s
+# asleep: hot/cold), and for docs/model-serving.md the FastAPI example under
+# load (latency flame graph, timeline) and load_model.py (timeline). Each SVG is latprof's own; headless chromium renders
 # the PNG. Run as root from the repo root: make docs-images
 set -euo pipefail
 BUILD=${BUILD:-build}
@@ -22,7 +23,20 @@ rec --mode cpu,syscall,offcpu -o "$work/wall.pb.gz" -- "$BUILD/fixtures/sys_wall
 ./latprof diff "$work/demo.pb.gz" "$work/demo-fast.pb.gz" \
 	--subtitle "demo_work, parse_request 5 units (before) vs 2 units (after)" -o "$img/diff.svg"
 ./latprof report "$work/demo.pb.gz" >"$img/demo-report.txt"
-for name in demo-cpu demo-latency wall diff; do
+
+PROFILE=$work/serve.pb.gz PORT=18000 BACKEND_PORT=18001 \
+	examples/model_server/run.sh fastapi 100 4 >"$work/serve.out"
+./latprof flamegraph "$work/serve.pb.gz" --weight latency -o "$img/model-latency.svg"
+./latprof flamegraph "$work/serve.pb.gz" -o "$img/model-cpu.svg"
+./latprof timeline "$work/serve.pb.gz" -o "$img/model-serve-timeline.svg"
+model=$work/big.joblib
+/usr/bin/python3 examples/model_server/load_model.py --model "$model" --seconds 0 >/dev/null
+rec --files --interval 0.5 -o "$work/load.pb.gz" -- \
+	/usr/bin/python3 examples/model_server/load_model.py --model "$model"
+./latprof timeline "$work/load.pb.gz" -o "$img/model-load-timeline.svg"
+
+for name in demo-cpu demo-latency wall diff model-latency model-cpu model-serve-timeline \
+	model-load-timeline; do
 	node tests/browser/svg2png.mjs "$img/$name.svg" "$img/$name.png" 1200
 done
 ls -l "$img"

@@ -8,8 +8,11 @@
 # Usage: examples/model_server/run.sh [fastapi|flask|gunicorn] [REQUESTS] [CONCURRENCY]
 # Environment: PORT (8000), BACKEND_PORT (8001), PATHS (the endpoints to
 # load, space separated), OUT_DIR (if set, load.py writes per-request
-# latencies to OUT_DIR/<endpoint>.lat). Profile the server meanwhile with
-# "latprof record -p PID", PID from the "app" line it prints.
+# latencies to OUT_DIR/<endpoint>.lat), PROFILE (if set, the server is
+# recorded with "latprof record -p PID --requests --files --net" into that
+# file from /healthz until the load is done; LATPROF names the binary,
+# default the repo's ./latprof; needs root). Or profile it by hand with
+# "latprof record -p PID", PID from the "app" line the server prints.
 set -euo pipefail
 
 VARIANT=${1:-fastapi}
@@ -78,6 +81,16 @@ done
 curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "run.sh: no /healthz" >&2; exit 1; }
 
 [ -n "${OUT_DIR:-}" ] && mkdir -p "$OUT_DIR"
+rec=
+if [ -n "${PROFILE:-}" ]; then
+	# gunicorn's pid is its master; the worker that serves is its child,
+	# and record -p follows children only when they fork later: take both.
+	targets=$(pgrep -d, -P "${pids[1]}" || true)
+	"${LATPROF:-$DIR/../../latprof}" record -p "${pids[1]}${targets:+,$targets}" \
+		--requests --files --net -o "$PROFILE" &
+	rec=$!
+	sleep 1	# attached (record prints its errors itself)
+fi
 for path in $PATHS; do
 	# In the background plus "wait": bash runs the INT/TERM trap at once
 	# during "wait", but only after a foreground command has finished.
@@ -87,3 +100,8 @@ for path in $PATHS; do
 	wait $!
 	unset 'pids[-1]'
 done
+if [ -n "$rec" ]; then
+	# SIGINT: record stops, symbolizes and writes the complete profile
+	kill -INT "$rec"
+	wait "$rec"
+fi
