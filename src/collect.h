@@ -21,7 +21,11 @@
 
 #include "bpf/latprof.h"
 #include "src/profile.h"
+#include "src/sysstats.h"
 #include "symbolize/symbolize.h"
+
+/* A target's lifecycle event (enum lp_event_type) with its current comm. */
+typedef void (*collect_proc_fn)(void *arg, int type, pid_t pid, const char *comm);
 
 struct collect_opts {
 	bool mode_cpu;			/* --mode cpu: perf_event sampling */
@@ -46,6 +50,26 @@ struct collect_opts {
 	uint32_t ustack_ring_bytes;	/* ring buffer for copied stacks */
 	bool verbose;			/* libbpf warnings and debug output */
 	bool raw_tp;			/* syscall hooks as raw_tp, not tp_btf */
+	/*
+	 * serve's metrics session: lifecycle events go to proc_fn instead of
+	 * snapshotting processes (no symbolizer state grows), and every
+	 * syscall statistic lives in the hash so collect_drain can empty it.
+	 */
+	collect_proc_fn proc_fn;
+	void *proc_arg;
+	bool sys_hash_only;
+};
+
+/* What collect_drain hands over; any callback may be NULL. */
+struct collect_drain_ops {
+	/* (tgid, syscall) statistics since the last drain; s->pid is tgid */
+	void (*sys)(void *arg, const struct sys_stat *s);
+	/* CPU samples of a thread name of tgid */
+	void (*cpu)(void *arg, uint32_t tgid, const char *comm, uint64_t samples);
+	/* off-CPU time of a thread name of tgid (outside slow syscalls too) */
+	void (*offcpu)(void *arg, uint32_t tgid, const char *comm, uint64_t blocked_ns,
+		       uint64_t preempted_ns);
+	void *arg;
 };
 
 struct collect_stats {
@@ -100,6 +124,19 @@ void collect_get_stats(struct collect *c, struct collect_stats *st);
  * counters as metadata. 0 or -errno.
  */
 int collect_build_profile(struct collect *c, struct profile *p);
+
+/*
+ * For a long-running session: read and delete every entry of the in-kernel
+ * aggregation (syscall statistics, CPU and timed samples), handing each to
+ * @ops, and empty the stack map, so the maps never fill and what is handed
+ * over is exactly what happened since the previous drain (an update racing
+ * with the deletion of its entry can be lost). Stacks are not symbolized.
+ * 0 or -errno.
+ */
+int collect_drain(struct collect *c, const struct collect_drain_ops *ops);
+
+/* The name of loss counter @stat (enum lp_stat), as in "lost.NAME" metadata. */
+const char *collect_stat_name(int stat);
 
 /* NULL is a no-op; detaches first. */
 void collect_free(struct collect *c);
