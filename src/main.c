@@ -19,6 +19,7 @@ static const struct verb verbs[] = {
 	{ "diff", cmd_diff, "differential flame graph of two profiles (red grew, blue shrank)" },
 	{ "export", cmd_export, "convert a profile (folded, speedscope, pprof, JSON, Prometheus)" },
 	{ "symbolize", cmd_symbolize, "addresses of an ELF file to functions and lines" },
+	{ "serve", cmd_serve, "agent: Prometheus /metrics and pprof profiles over HTTP" },
 };
 
 static void usage(FILE *f)

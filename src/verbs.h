@@ -18,5 +18,6 @@ int cmd_export(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif
