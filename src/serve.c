@@ -476,6 +476,17 @@ int serve_write_metrics(struct serve *s, FILE *out)
 	return err;
 }
 
+/* Profile sessions' symbolizers keep every mapped binary open while they run. */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };
@@ -611,6 +622,7 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	install_signals();
+	raise_nofile_limit();
 	if (!serve_run(&s))
 		status = EXIT_STATUS_OK;
 out:

@@ -491,7 +491,12 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
 
 struct serve_http *serve_http_start(struct serve *s)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
+	/*
+	 * poll, not select: profile sessions' symbolizers hold hundreds of
+	 * files, and select drops every connection whose fd is past 1023
+	 */
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			     MHD_USE_POLL;
 	struct serve_http *h = calloc(1, sizeof(*h));
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
