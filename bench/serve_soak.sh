@@ -103,7 +103,7 @@ while :; do
 	cpu=$(awk -v hz="$hz" '{ sub(/^.*\) /, ""); printf "%.1f", ($12 + $13) / hz }' /proc/$AGENT/stat)
 	echo "$el,$rss,$cpu" >>"$OUT/rss.csv"
 	[ "$el" -ge "$DURATION" ] && break
-	sleep 10
+	sleep 5
 done
 cleanup
 PIDS=""
@@ -111,14 +111,18 @@ kill -TERM "$AGENT"
 wait "$AGENT"
 rc=$?
 
-awk -F, -v w="$WARMUP" 'NR > 1 {
-		if (!base && $1 >= w) base = $2
-		if ($1 >= w && $2 > max) max = $2
-		last = $2; cpu = $3; el = $1
-	}
+# RSS swings with each profile's symbolizer: compare the mean of the first
+# minute after the warm-up with the mean of the last minute
+awk -F, -v w="$WARMUP" 'NR > 1 { t[NR] = $1; r[NR] = $2; n = NR; cpu = $3; el = $1
+		if ($1 >= w && $2 > max) max = $2 }
 	END {
-		printf "rss at %ds: %d KiB, at end (%ds): %d KiB, max after warm-up %d KiB, growth %.1f%%\n",
-			w, base, el, last, max, base ? (max - base) * 100 / base : 0
+		for (i = 2; i <= n; i++) {
+			if (t[i] >= w && t[i] < w + 60) { a += r[i]; na++ }
+			if (t[i] > el - 60) { b += r[i]; nb++ }
+		}
+		a = na ? a / na : 0; b = nb ? b / nb : 0
+		printf "rss mean over %d..%ds: %d KiB, over the last 60 s: %d KiB, growth %.1f%%; max after warm-up %d KiB\n",
+			w, w + 60, a, b, a ? (b - a) * 100 / a : 0, max
 		printf "agent cpu: %.1f s in %d s (%.2f%% of one CPU)\n", cpu, el, el ? cpu * 100 / el : 0
 	}' "$OUT/rss.csv"
 awk '{ n++; if ($2 != 200) bad++; ms[n] = $3 } END {

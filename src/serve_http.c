@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -389,6 +390,8 @@ static enum MHD_Result handle_profile(struct serve *s, struct MHD_Connection *co
 	if (p)
 		err = render_profile(&r, p, &reply);
 	profile_free(p);
+	/* a recording's symbolizer frees hundreds of MB: give them back now */
+	malloc_trim(0);
 	session_put(s);
 	if (err == -EINTR)
 		return send_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "latprof is stopping\n");
