@@ -5,7 +5,7 @@
 # on top (hot_ab's own split is 75% hot_a); /debug/pprof/latency and
 # /flamegraph answer with their formats. Then the safety rules, on a second
 # agent with --token-file and --max-sessions 1: no token / wrong token 401,
-# right token 200; 400 for seconds=0, seconds=100000, hz=abc; 429 for a
+# right token 200; HTTPS with --tls-cert/--tls-key; 400 for seconds=0, seconds=100000, hz=abc; 429 for a
 # second concurrent profile; 404 for an unknown path; SIGTERM -> exit 0 and
 # none of the agent's BPF programs left in `bpftool prog show`.
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +81,22 @@ wait $first
 [ "$(cat "$WORKDIR/first.code")" = 200 ] || fail "first profile: HTTP $(cat "$WORKDIR/first.code")"
 c=$(http_code "$base/metrics" "${auth[@]}")
 [ "$c" = 200 ] || fail "/metrics after the profiles: HTTP $c"
+
+# HTTPS with --tls-cert/--tls-key (a throwaway self-signed certificate)
+if command -v openssl >/dev/null; then
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORKDIR/tls.key" -out "$WORKDIR/tls.crt" \
+		-days 1 -subj /CN=localhost >/dev/null 2>&1 || fail "openssl cannot make a certificate"
+	port3=$(free_port)
+	start_bg "$WORKDIR/serve3.log" "$LATPROF" serve --listen "127.0.0.1:$port3" --comm hot_ab \
+		--tls-cert "$WORKDIR/tls.crt" --tls-key "$WORKDIR/tls.key"
+	wait_for_line "$WORKDIR/serve3.log" "serving on https" 15 ||
+		{ diag_file "serve log" "$WORKDIR/serve3.log"; fail "serve with TLS did not start"; }
+	c=$(http_code "https://127.0.0.1:$port3/healthz" --cacert "$WORKDIR/tls.crt" --resolve "localhost:$port3:127.0.0.1")
+	[ "$c" = 200 ] || c=$(http_code "https://127.0.0.1:$port3/healthz" -k)
+	[ "$c" = 200 ] || fail "HTTPS /healthz: HTTP $c, expected 200"
+	c=$(http_code "http://127.0.0.1:$port3/healthz")
+	[ "$c" = 000 ] || fail "plain HTTP to the TLS agent: HTTP $c, expected no answer"
+fi
 
 # SIGTERM: exit 0, every program of the agent gone
 ids=$(bpf_prog_ids "$SERVE_PID")
