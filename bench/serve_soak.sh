@@ -125,9 +125,10 @@ awk -F, -v w="$WARMUP" 'NR > 1 { t[NR] = $1; r[NR] = $2; n = NR; cpu = $3; el = 
 			w, w + 60, a, b, a ? (b - a) * 100 / a : 0, max
 		printf "agent cpu: %.1f s in %d s (%.2f%% of one CPU)\n", cpu, el, el ? cpu * 100 / el : 0
 	}' "$OUT/rss.csv"
-awk '{ n++; if ($2 != 200) bad++; ms[n] = $3 } END {
-		asort(ms); printf "scrapes: %d, failed %d, latency p50 %d ms, max %d ms\n",
-			n, bad, ms[int(n / 2) + 1], ms[n] }' "$OUT/scrapes.log"
+read -r n bad < <(awk '{ n++; if ($2 != 200) bad++ } END { print n + 0, bad + 0 }' "$OUT/scrapes.log")
+read -r p50 pmax < <(awk '{ print $3 }' "$OUT/scrapes.log" | sort -n |
+	awk '{ v[NR] = $1 } END { print v[int(NR / 2) + 1] + 0, v[NR] + 0 }')
+echo "scrapes: $n, failed $bad, latency p50 $p50 ms, max $pmax ms"
 awk '{ n++; if ($2 != 200) bad++ } END { printf "profile pulls: %d, failed %d\n", n, bad }' "$OUT/pulls.log"
 echo "agent exit status after SIGTERM: $rc"
 echo "rss over time: $OUT/rss.csv"
