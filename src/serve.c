@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -276,7 +277,9 @@ static int parse_serve_args(int argc, char **argv, struct serve_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct sockaddr_storage ss;
 	int c, ntargets;
+	bool v6;
 
 	optind = 1;
 	opterr = 0;
@@ -288,6 +291,10 @@ static int parse_serve_args(int argc, char **argv, struct serve_opts *o)
 	ntargets = !!o->pids.nr + !!o->comms.nr + !!o->command;
 	if (ntargets > 1) {
 		pr_err("give only one kind of target (-p, --comm, -a or -- COMMAND)");
+		return -EINVAL;
+	}
+	if (serve_parse_listen(o->listen, &ss, &v6)) {
+		pr_err("invalid --listen '%s': want ADDR:PORT or [ADDR6]:PORT", o->listen);
 		return -EINVAL;
 	}
 	if (!o->tls_cert != !o->tls_key) {

@@ -73,6 +73,10 @@ int serve_drain_locked(struct serve *s);
 int serve_write_metrics(struct serve *s, FILE *out);
 
 struct serve_http;
+struct sockaddr_storage;
+
+/* "ADDR:PORT" or "[ADDR6]:PORT" into @ss, *v6 set for the latter. 0 or -EINVAL. */
+int serve_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6);
 
 /*
  * Listen on s->o.listen and answer requests on background threads. Prints

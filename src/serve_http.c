@@ -459,8 +459,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return handle_profile(s, conn, HTTP_ENDPOINT_FLAMEGRAPH);
 }
 
-/* "ADDR:PORT" or "[ADDR6]:PORT" into @ss. 0 or -EINVAL. */
-static int parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
+int serve_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
 {
 	struct sockaddr_in *in = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
@@ -508,7 +507,7 @@ struct serve_http *serve_http_start(struct serve *s)
 	if (!h)
 		return NULL;
 	h->s = s;
-	if (parse_listen(s->o.listen, &ss, &v6)) {
+	if (serve_parse_listen(s->o.listen, &ss, &v6)) {
 		pr_err("invalid --listen '%s': want ADDR:PORT or [ADDR6]:PORT", s->o.listen);
 		goto fail;
 	}
