@@ -39,12 +39,14 @@ endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(BUILD) -I$(BUILD)/proto -D_GNU_SOURCE -MMD -MP \
 	-DLATPROF_VERSION='"$(VERSION)"'
 LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm
+# serve's HTTP server, linked into the program only
+PROG_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
-LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c src/sampler.c,$(wildcard src/*.c)) \
-	$(wildcard symbolize/*.c) $(wildcard flamegraph/*.c)
-PROG_SRCS := src/main.c src/record.c src/collect.c src/sampler.c
+LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c src/sampler.c src/serve.c \
+	src/serve_http.c,$(wildcard src/*.c)) $(wildcard symbolize/*.c) $(wildcard flamegraph/*.c)
+PROG_SRCS := src/main.c src/record.c src/collect.c src/sampler.c src/serve.c src/serve_http.c
 PROTO_C := $(BUILD)/proto/profile.pb-c.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/proto/profile.pb-c.o
 PROG_OBJS := $(PROG_SRCS:%.c=$(BUILD)/%.o)
@@ -82,7 +84,7 @@ all: latprof
 
 latprof: $(PROG_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(PROG_LIBS)
 
 $(BUILD)/%.o: %.c | $(BUILD)/proto/profile.pb-c.h
 	@mkdir -p $(@D)
@@ -227,7 +229,7 @@ fuzz-run: fuzz
 
 # Everything the build, the tests and the benchmarks need, from Debian.
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
-	zlib1g-dev libprotobuf-c-dev protobuf-c-compiler golang-github-google-pprof-dev \
+	zlib1g-dev libprotobuf-c-dev libmicrohttpd-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev \
 	nginx-light wrk chromium prometheus libxml2-utils nodejs python3-fastapi python3-uvicorn \

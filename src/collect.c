@@ -97,6 +97,8 @@ struct collect {
 	bool in_flight_done;
 	uint32_t fast_slots;		/* blocks of the per-CPU syscall stats array */
 	pid_t command_pid;		/* generation 0 of it is latprof's fork */
+	collect_proc_fn proc_fn;	/* set: events go there, no snapshots */
+	void *proc_arg;
 	uint64_t in_flight_reported;
 	unsigned int freq_hz;
 	bool verbose;
@@ -205,6 +207,10 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	if (c->proc_fn) {
+		c->proc_fn(c->proc_arg, e->type, e->pid, e->comm);
+		return 0;
+	}
 	switch (e->type) {
 	case LP_EVENT_NEW:
 	case LP_EVENT_EXEC:
@@ -480,7 +486,7 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	c->fast_slots = (32u << 20) / ((size_t)ncpu * LP_MAX_SYSCALL_NR * sizeof(struct lp_sys_stat));
 	if (c->fast_slots > LP_SYS_FAST_SLOTS)
 		c->fast_slots = LP_SYS_FAST_SLOTS;
-	if (!o->mode_syscall)
+	if (!o->mode_syscall || o->sys_hash_only)
 		c->fast_slots = 0;
 	s->rodata->cfg_sys_fast_slots = c->fast_slots;
 	s->rodata->cfg_all = o->all;
@@ -565,6 +571,8 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 		       o->files || o->net;
 	c->raw_tp = o->raw_tp;
 	proc_tree_init(&c->procs, COLLECT_MAX_PROCS, COLLECT_MAX_MEM_SAMPLES);
+	c->proc_fn = o->proc_fn;
+	c->proc_arg = o->proc_arg;
 	c->ustacks = stackagg_new();
 	if (!c->ustacks || iotrack_init(&c->io, "/proc"))
 		goto fail;
@@ -1492,5 +1500,121 @@ int collect_build_profile(struct collect *c, struct profile *p)
 	hashmap_release(&b.sys_idx);
 	free(b.locs.items);
 	free(b.sys.items);
+	return err;
+}
+
+/* serve: the in-kernel aggregation read and emptied while collecting. */
+
+const char *collect_stat_name(int stat)
+{
+	return stat >= 0 && stat < LP_STAT_NR && stat_names[stat] ? stat_names[stat] : "unknown";
+}
+
+typedef void (*drain_entry_fn)(struct collect *c, const struct collect_drain_ops *ops,
+			       const void *key, const void *val);
+
+/*
+ * Take out every entry of @map, one at a time, at most max_entries of them
+ * so programs adding entries as fast as we delete cannot keep us here.
+ */
+static int drain_map(struct collect *c, struct bpf_map *map, const struct collect_drain_ops *ops,
+		     drain_entry_fn fn)
+{
+	int fd = bpf_map__fd(map), ncpu = libbpf_num_possible_cpus(), err = 0;
+	bool percpu = bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH;
+	size_t vsize = bpf_map__value_size(map), n, max = bpf_map__max_entries(map);
+	void *key = calloc(1, bpf_map__key_size(map));
+	void *val = calloc(percpu ? (size_t)(ncpu > 0 ? ncpu : 1) : 1, (vsize + 7) & ~7UL);
+
+	if (!key || !val)
+		err = -ENOMEM;
+	for (n = 0; !err && n < max && !bpf_map_get_next_key(fd, NULL, key); n++) {
+		if (!bpf_map_lookup_and_delete_elem(fd, key, val)) {
+			fn(c, ops, key, val);
+		} else if (errno != ENOENT) {
+			/* kernels before 5.14: lookup, then delete */
+			if (!bpf_map_lookup_elem(fd, key, val))
+				fn(c, ops, key, val);
+			if (bpf_map_delete_elem(fd, key) && errno != ENOENT)
+				err = -errno;
+		}
+	}
+	free(key);
+	free(val);
+	return err;
+}
+
+static void drain_sys(struct collect *c, const struct collect_drain_ops *ops, const void *k,
+		      const void *v)
+{
+	const struct lp_sys_key *key = k;
+	const struct lp_sys_stat *vals = v;
+	struct sys_stat st = { .pid = key->tgid };
+	int cpu, j, ncpu = libbpf_num_possible_cpus();
+
+	sys_stat_name(key->nr, st.name, sizeof(st.name));
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		st.errors += vals[cpu].errors;
+		st.in_flight += vals[cpu].in_flight;
+		if (vals[cpu].max_ns > st.max_ns)
+			st.max_ns = vals[cpu].max_ns;
+		for (j = 0; j < LP_HIST_SLOTS; j++) {
+			st.hist[j] += vals[cpu].hist[j].count;
+			st.hist_ns[j] += vals[cpu].hist[j].sum_ns;
+			st.count += vals[cpu].hist[j].count;
+			st.total_ns += vals[cpu].hist[j].sum_ns;
+		}
+	}
+	if (st.count && ops->sys)
+		ops->sys(ops->arg, &st);
+}
+
+static void drain_cpu(struct collect *c, const struct collect_drain_ops *ops, const void *k,
+		      const void *v)
+{
+	const struct lp_sample_key *key = k;
+	char comm[LP_COMM_LEN + 1] = { 0 };
+
+	memcpy(comm, key->comm, LP_COMM_LEN);
+	if (ops->cpu)
+		ops->cpu(ops->arg, key->tgid, comm, *(const uint64_t *)v);
+}
+
+static void drain_timed(struct collect *c, const struct collect_drain_ops *ops, const void *k,
+			const void *v)
+{
+	const struct lp_timed_key *key = k;
+	const struct lp_timed_value *val = v;
+	char comm[LP_COMM_LEN + 1] = { 0 };
+
+	memcpy(comm, key->comm, LP_COMM_LEN);
+	if (ops->offcpu && (val->blocked_ns || val->preempted_ns))
+		ops->offcpu(ops->arg, key->tgid, comm, val->blocked_ns, val->preempted_ns);
+}
+
+/* Stack ids are only meaningful with the samples just taken out. */
+static void drain_stacks(struct collect *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.stacks);
+	size_t n, max = bpf_map__max_entries(c->skel->maps.stacks);
+	uint32_t id;
+
+	for (n = 0; n < max && !bpf_map_get_next_key(fd, NULL, &id); n++)
+		if (bpf_map_delete_elem(fd, &id))
+			break;
+}
+
+int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
+{
+	int err = 0;
+
+	if (c->mode_syscall)
+		err = drain_map(c, c->skel->maps.sys_stats, ops, drain_sys);
+	if (!err && c->mode_cpu)
+		err = drain_map(c, c->skel->maps.cpu_samples, ops, drain_cpu);
+	if (!err && (c->sys_hooks || c->mode_offcpu))
+		err = drain_map(c, c->skel->maps.timed_samples, ops, drain_timed);
+	if (!err)
+		drain_stacks(c);
 	return err;
 }

@@ -22,8 +22,12 @@
 #include "bpf/latprof.h"
 #include "src/profile.h"
 #include "src/proctree.h"
+#include "src/sysstats.h"
 #include "src/timeline.h"
 #include "symbolize/symbolize.h"
+
+/* A target's lifecycle event (enum lp_event_type) with its current comm. */
+typedef void (*collect_proc_fn)(void *arg, int type, pid_t pid, const char *comm);
 
 struct collect_opts {
 	bool mode_cpu;			/* --mode cpu: perf_event sampling */
@@ -52,6 +56,26 @@ struct collect_opts {
 	bool files;			/* --files: I/O per opened path */
 	bool net;			/* --net: I/O per connect/accept peer */
 	uint32_t max_requests;		/* kept in the profile; later ones are counted */
+	/*
+	 * serve's metrics session: lifecycle events go to proc_fn instead of
+	 * snapshotting processes (no symbolizer state grows), and every
+	 * syscall statistic lives in the hash so collect_drain can empty it.
+	 */
+	collect_proc_fn proc_fn;
+	void *proc_arg;
+	bool sys_hash_only;
+};
+
+/* What collect_drain hands over; any callback may be NULL. */
+struct collect_drain_ops {
+	/* (tgid, syscall) statistics since the last drain; s->pid is tgid */
+	void (*sys)(void *arg, const struct sys_stat *s);
+	/* CPU samples of a thread name of tgid */
+	void (*cpu)(void *arg, uint32_t tgid, const char *comm, uint64_t samples);
+	/* off-CPU time of a thread name of tgid (outside slow syscalls too) */
+	void (*offcpu)(void *arg, uint32_t tgid, const char *comm, uint64_t blocked_ns,
+		       uint64_t preempted_ns);
+	void *arg;
 };
 
 struct collect_stats {
@@ -127,6 +151,19 @@ struct proc_tree *collect_procs(struct collect *c);
 /* Bounds of the process tree (proctree.h). */
 #define COLLECT_MAX_PROCS 4096
 #define COLLECT_MAX_MEM_SAMPLES 262144
+
+/*
+ * For a long-running session: read and delete every entry of the in-kernel
+ * aggregation (syscall statistics, CPU and timed samples), handing each to
+ * @ops, and empty the stack map, so the maps never fill and what is handed
+ * over is exactly what happened since the previous drain (an update racing
+ * with the deletion of its entry can be lost). Stacks are not symbolized.
+ * 0 or -errno.
+ */
+int collect_drain(struct collect *c, const struct collect_drain_ops *ops);
+
+/* The name of loss counter @stat (enum lp_stat), as in "lost.NAME" metadata. */
+const char *collect_stat_name(int stat);
 
 /* NULL is a no-op; detaches first. */
 void collect_free(struct collect *c);

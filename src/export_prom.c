@@ -46,13 +46,25 @@ static void prom_label(FILE *out, const char *key, const char *v, bool first)
 	fputc('"', out);
 }
 
-static void prom_family(FILE *out, const char *name, const char *type, const char *help)
+void prom_write_labels(FILE *out, const struct prom_labels *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr && i < PROM_MAX_LABELS; i++)
+		prom_label(out, l->keys[i], l->vals[i], !i);
+}
+
+void prom_write_family(FILE *out, const char *name, const char *type, const char *help)
 {
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* Nanoseconds as exact decimal seconds. */
-static void prom_seconds(FILE *out, uint64_t ns)
+static void prom_family(FILE *out, const char *name, const char *type, const char *help)
+{
+	prom_write_family(out, name, type, help);
+}
+
+void prom_write_seconds(FILE *out, uint64_t ns)
 {
 	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / (uint64_t)NSEC_PER_SEC, ns % (uint64_t)NSEC_PER_SEC);
 }
@@ -67,14 +79,12 @@ static const char *proc_comm(const struct profile *p, uint32_t pid)
 	return c ? c : "";
 }
 
-static void sys_labels(FILE *out, const struct profile *p, const struct sys_stat *s)
+static void sys_labels(const struct profile *p, const struct sys_stat *s, char *pid,
+		       size_t size, struct prom_labels *l)
 {
-	char pid[16];
-
-	snprintf(pid, sizeof(pid), "%" PRIu32, s->pid);
-	prom_label(out, "pid", pid, true);
-	prom_label(out, "comm", proc_comm(p, s->pid), false);
-	prom_label(out, "syscall", s->name, false);
+	snprintf(pid, size, "%" PRIu32, s->pid);
+	*l = (struct prom_labels){ { "pid", "comm", "syscall" },
+				   { pid, proc_comm(p, s->pid), s->name }, 3 };
 }
 
 /* The upper bound of slot @slot in seconds, exactly: 2^slot microseconds. */
@@ -95,29 +105,36 @@ static void prom_le(FILE *out, unsigned int slot)
  * [low, high) and Prometheus' `le` is inclusive: a call of exactly 2^i us
  * counts in the next bucket, a difference below the clock's resolution.
  */
-static void sys_histogram(FILE *out, const struct profile *p, const struct sys_stat *s)
+void prom_write_histogram(FILE *out, const char *name, const struct prom_labels *l,
+			  const struct sys_stat *s)
 {
-	const char *name = "latprof_syscall_duration_seconds";
 	uint64_t cum = 0;
 	unsigned int i;
 
 	for (i = 0; i < PROM_BOUNDED_SLOTS; i++) {
 		cum += s->hist[i];
 		fprintf(out, "%s_bucket{", name);
-		sys_labels(out, p, s);
+		prom_write_labels(out, l);
 		fputs(",le=\"", out);
 		prom_le(out, i);
 		fprintf(out, "\"} %" PRIu64 "\n", cum < s->count ? cum : s->count);
 	}
 	fprintf(out, "%s_bucket{", name);
-	sys_labels(out, p, s);
+	prom_write_labels(out, l);
 	fprintf(out, ",le=\"+Inf\"} %" PRIu64 "\n%s_sum{", s->count, name);
-	sys_labels(out, p, s);
+	prom_write_labels(out, l);
 	fputs("} ", out);
-	prom_seconds(out, s->total_ns);
+	prom_write_seconds(out, s->total_ns);
 	fprintf(out, "\n%s_count{", name);
-	sys_labels(out, p, s);
+	prom_write_labels(out, l);
 	fprintf(out, "} %" PRIu64 "\n", s->count);
+}
+
+void prom_write_value(FILE *out, const char *name, const struct prom_labels *l, uint64_t v)
+{
+	fprintf(out, "%s{", name);
+	prom_write_labels(out, l);
+	fprintf(out, "} %" PRIu64 "\n", v);
 }
 
 static int cmp_sys(const void *a, const void *b)
@@ -132,19 +149,22 @@ static int cmp_sys(const void *a, const void *b)
 static void sys_counter(FILE *out, const struct profile *p, const struct sys_stats *st,
 			const char *name, size_t field)
 {
+	struct prom_labels l;
+	char pid[16];
 	size_t i;
 
 	for (i = 0; i < st->nr; i++) {
-		fprintf(out, "%s{", name);
-		sys_labels(out, p, &st->items[i]);
-		fprintf(out, "} %" PRIu64 "\n",
-			*(const uint64_t *)((const char *)&st->items[i] + field));
+		sys_labels(p, &st->items[i], pid, sizeof(pid), &l);
+		prom_write_value(out, name, &l,
+				 *(const uint64_t *)((const char *)&st->items[i] + field));
 	}
 }
 
 static int prom_syscalls(FILE *out, const struct profile *p)
 {
 	struct sys_stats st = { 0 };
+	struct prom_labels l;
+	char pid[16];
 	size_t i;
 	int err = sys_stats_load(p, &st);
 
@@ -153,8 +173,10 @@ static int prom_syscalls(FILE *out, const struct profile *p)
 	qsort(st.items, st.nr, sizeof(*st.items), cmp_sys);
 	prom_family(out, "latprof_syscall_duration_seconds", "histogram",
 		    "Time inside each syscall, every call counted, in the kernel's log2 buckets.");
-	for (i = 0; i < st.nr; i++)
-		sys_histogram(out, p, &st.items[i]);
+	for (i = 0; i < st.nr; i++) {
+		sys_labels(p, &st.items[i], pid, sizeof(pid), &l);
+		prom_write_histogram(out, "latprof_syscall_duration_seconds", &l, &st.items[i]);
+	}
 	prom_family(out, "latprof_syscall_errors_total", "counter",
 		    "Syscalls that returned an error (-4095..-1).");
 	sys_counter(out, p, &st, "latprof_syscall_errors_total",
@@ -257,7 +279,7 @@ static void prom_cpu(FILE *out, const struct profile *p, const struct prom_tasks
 		fputs("latprof_cpu_seconds_total{", out);
 		task_labels(out, &t->items[i]);
 		fputs("} ", out);
-		prom_seconds(out, t->items[i].cpu_ns);
+		prom_write_seconds(out, t->items[i].cpu_ns);
 		fputc('\n', out);
 	}
 }
@@ -277,7 +299,7 @@ static void prom_offcpu(FILE *out, const struct profile *p, const struct prom_ta
 			task_labels(out, &t->items[i]);
 			prom_label(out, "state", j ? "preempted" : "blocked", false);
 			fputs("} ", out);
-			prom_seconds(out, j ? t->items[i].preempted_ns : t->items[i].blocked_ns);
+			prom_write_seconds(out, j ? t->items[i].preempted_ns : t->items[i].blocked_ns);
 			fputc('\n', out);
 		}
 	}
@@ -325,7 +347,7 @@ static void prom_run(FILE *out, const struct profile *p)
 	prom_family(out, "latprof_recording_duration_seconds", "gauge",
 		    "Length of the recording.");
 	fputs("latprof_recording_duration_seconds ", out);
-	prom_seconds(out, p->duration_ns > 0 ? p->duration_ns : 0);
+	prom_write_seconds(out, p->duration_ns > 0 ? p->duration_ns : 0);
 	fputc('\n', out);
 	if (freq) {
 		prom_family(out, "latprof_sampling_frequency_hertz", "gauge",

@@ -20,6 +20,7 @@ static const struct verb verbs[] = {
 	{ "timeline", cmd_timeline, "SVG chart of CPU, syscall time and memory per interval of a profile" },
 	{ "export", cmd_export, "convert a profile (folded, speedscope, pprof, JSON, Prometheus)" },
 	{ "symbolize", cmd_symbolize, "addresses of an ELF file to functions and lines" },
+	{ "serve", cmd_serve, "agent: Prometheus /metrics and pprof profiles over HTTP" },
 };
 
 static void usage(FILE *f)

@@ -19,5 +19,6 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif

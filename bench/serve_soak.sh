@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Soak test of `latprof serve` (issue 8, not CI): the agent watches the whole
+# system while a churning workload starts and ends processes (short shells,
+# sys_pipe runs, hot_ab bursts) for the whole run; a scraper GETs /metrics
+# every second and a puller GETs /debug/pprof/profile?seconds=5 every 10 s.
+# Reports the agent's RSS over time, its growth after the warm-up, failed
+# scrapes and pulls, and the agent's CPU time.
+#
+# usage: bench/serve_soak.sh [-d SECONDS] [-w WARMUP_SECONDS] [-o DIR]
+#   -d  duration (default 1800: 30 minutes)
+#   -w  warm-up excluded from the growth figure (default 300, at most d/2)
+#   -o  keep the logs and rss.csv there (default: a temp dir, printed)
+# Needs root, a built latprof (make) and fixtures (make fixtures), curl.
+set -u
+
+DURATION=1800
+WARMUP=300
+OUT=""
+while getopts "d:w:o:" c; do
+	case $c in
+	d) DURATION=$OPTARG ;;
+	w) WARMUP=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	*) sed -n '2,14p' "$0"; exit 2 ;;
+	esac
+done
+[ "$WARMUP" -gt $((DURATION / 2)) ] && WARMUP=$((DURATION / 2))
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LATPROF=${LATPROF:-$ROOT/latprof}
+FIXTURES=${FIXTURES:-$ROOT/build/fixtures}
+OUT=${OUT:-$(mktemp -d /tmp/latprof-soak.XXXXXX)}
+mkdir -p "$OUT"
+[ "$(id -u)" = 0 ] || { echo "serve_soak: needs root" >&2; exit 2; }
+[ -x "$LATPROF" ] && [ -x "$FIXTURES/sys_pipe" ] && [ -x "$FIXTURES/hot_ab" ] ||
+	{ echo "serve_soak: build latprof and fixtures first (make && make fixtures)" >&2; exit 2; }
+
+PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE=http://127.0.0.1:$PORT
+PIDS=""
+cleanup()
+{
+	local p
+	for p in $PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+trap "exit 1" INT TERM
+
+"$LATPROF" serve --listen "127.0.0.1:$PORT" -a >"$OUT/serve.log" 2>&1 &
+AGENT=$!
+for ((i = 0; i < 100; i++)); do
+	grep -q "serving on" "$OUT/serve.log" && break
+	sleep 0.1
+done
+grep -q "serving on" "$OUT/serve.log" || { cat "$OUT/serve.log"; exit 1; }
+
+# churn: every process lives well under a second; new pids all the time
+(
+	n=0
+	while :; do
+		n=$((n + 1))
+		sh -c 'for i in 1 2 3; do cat /proc/self/stat >/dev/null; done'
+		ls / >/dev/null
+		"$FIXTURES/sys_pipe" 3 20 >/dev/null
+		[ $((n % 10)) = 0 ] && "$FIXTURES/hot_ab" 0.2 >/dev/null
+		sleep 0.05
+	done
+) &
+PIDS="$PIDS $!"
+
+# scraper: one GET /metrics a second
+(
+	while :; do
+		t0=$(date +%s%N)
+		c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$BASE/metrics")
+		echo "$(date +%s) $c $((($(date +%s%N) - t0) / 1000000))"
+		sleep 1
+	done
+) >"$OUT/scrapes.log" &
+PIDS="$PIDS $!"
+
+# puller: a 5 s profile every 10 s
+(
+	while :; do
+		c=$(curl -s -o "$OUT/last.pb.gz" -w '%{http_code}' --max-time 30 "$BASE/debug/pprof/profile?seconds=5")
+		echo "$(date +%s) $c $(stat -c %s "$OUT/last.pb.gz" 2>/dev/null || echo 0)"
+		sleep 5
+	done
+) >"$OUT/pulls.log" &
+PIDS="$PIDS $!"
+
+echo "serve_soak: ${DURATION}s, agent pid $AGENT on $BASE, logs in $OUT"
+echo "elapsed_s,rss_kib,cpu_s" >"$OUT/rss.csv"
+T0=$(date +%s)
+hz=$(getconf CLK_TCK)
+while :; do
+	el=$(($(date +%s) - T0))
+	kill -0 "$AGENT" 2>/dev/null || { echo "serve_soak: the agent died"; exit 1; }
+	rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$AGENT/status)
+	cpu=$(awk -v hz="$hz" '{ sub(/^.*\) /, ""); printf "%.1f", ($12 + $13) / hz }' /proc/$AGENT/stat)
+	echo "$el,$rss,$cpu" >>"$OUT/rss.csv"
+	[ "$el" -ge "$DURATION" ] && break
+	sleep 5
+done
+cleanup
+PIDS=""
+kill -TERM "$AGENT"
+wait "$AGENT"
+rc=$?
+
+# RSS swings with each profile's symbolizer: compare the mean of the first
+# minute after the warm-up with the mean of the last minute
+awk -F, -v w="$WARMUP" 'NR > 1 { t[NR] = $1; r[NR] = $2; n = NR; cpu = $3; el = $1
+		if ($1 >= w && $2 > max) max = $2 }
+	END {
+		for (i = 2; i <= n; i++) {
+			if (t[i] >= w && t[i] < w + 60) { a += r[i]; na++ }
+			if (t[i] > el - 60) { b += r[i]; nb++ }
+		}
+		a = na ? a / na : 0; b = nb ? b / nb : 0
+		printf "rss mean over %d..%ds: %d KiB, over the last 60 s: %d KiB, growth %.1f%%; max after warm-up %d KiB\n",
+			w, w + 60, a, b, a ? (b - a) * 100 / a : 0, max
+		printf "agent cpu: %.1f s in %d s (%.2f%% of one CPU)\n", cpu, el, el ? cpu * 100 / el : 0
+	}' "$OUT/rss.csv"
+read -r n bad < <(awk '{ n++; if ($2 != 200) bad++ } END { print n + 0, bad + 0 }' "$OUT/scrapes.log")
+read -r p50 pmax < <(awk '{ print $3 }' "$OUT/scrapes.log" | sort -n |
+	awk '{ v[NR] = $1 } END { print v[int(NR / 2) + 1] + 0, v[NR] + 0 }')
+echo "scrapes: $n, failed $bad, latency p50 $p50 ms, max $pmax ms"
+awk '{ n++; if ($2 != 200) bad++ } END { printf "profile pulls: %d, failed %d\n", n, bad }' "$OUT/pulls.log"
+echo "agent exit status after SIGTERM: $rc"
+echo "rss over time: $OUT/rss.csv"

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * serve's cumulative counters (see metrics.h): three tables with a hash
+ * index each, per (comm, syscall), per comm, and pid -> comm. The first two
+ * only grow (bounded by max_series); the pid table is rebuilt without the
+ * exited processes at the end of each window, since the hash map has no
+ * removal.
+ */
+#include "src/metrics.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/export_prom.h"
+#include "src/hashmap.h"
+#include "src/strtab.h"
+#include "src/util.h"
+
+#define METRICS_COMM_LEN 16
+/* A table of this many live processes is dropped and refilled from /proc. */
+#define METRICS_MAX_PROCS 65536
+
+struct metrics_sys {
+	const char *comm;	/* interned */
+	struct sys_stat st;	/* st.name: the syscall; st.pid unused */
+};
+
+struct metrics_task {
+	const char *comm;	/* interned */
+	uint64_t samples, blocked_ns, preempted_ns;
+};
+
+struct metrics_proc {
+	pid_t pid;
+	uint64_t exited_in;	/* 1 + the window it exited in, 0 while alive */
+	char comm[METRICS_COMM_LEN + 1];
+};
+
+struct metrics {
+	struct strtab *names;
+	size_t max_series;
+	uint64_t window;
+	struct { struct metrics_sys *items; size_t nr, alloc; } sys;
+	struct hashmap sys_idx;		/* (comm, syscall name) -> index + 1 */
+	struct { struct metrics_task *items; size_t nr, alloc; } tasks;
+	struct hashmap task_idx;	/* comm -> index + 1 */
+	struct { struct metrics_proc *items; size_t nr, alloc; } procs;
+	struct hashmap proc_idx;	/* pid -> index + 1 */
+};
+
+struct metrics *metrics_new(size_t max_series)
+{
+	struct metrics *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->names = strtab_new();
+	if (!m->names) {
+		free(m);
+		return NULL;
+	}
+	m->max_series = max_series;
+	return m;
+}
+
+void metrics_free(struct metrics *m)
+{
+	if (!m)
+		return;
+	strtab_free(m->names);
+	free(m->sys.items);
+	free(m->tasks.items);
+	free(m->procs.items);
+	hashmap_release(&m->sys_idx);
+	hashmap_release(&m->task_idx);
+	hashmap_release(&m->proc_idx);
+	free(m);
+}
+
+static struct metrics_proc *proc_find(struct metrics *m, pid_t pid)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&m->proc_idx, NULL, (uint64_t)pid, 0));
+
+	return i ? &m->procs.items[i - 1] : NULL;
+}
+
+static void proc_forget_all(struct metrics *m)
+{
+	m->procs.nr = 0;
+	hashmap_release(&m->proc_idx);
+}
+
+static struct metrics_proc *proc_add(struct metrics *m, pid_t pid)
+{
+	struct metrics_proc *p = proc_find(m, pid);
+
+	if (p)
+		return p;
+	if (m->procs.nr >= METRICS_MAX_PROCS)
+		proc_forget_all(m);
+	if (array_grow(&m->procs, m->procs.nr + 1) ||
+	    hashmap_put(&m->proc_idx, NULL, (uint64_t)pid, 0, HASHMAP_NUM(m->procs.nr + 1)))
+		return NULL;
+	p = &m->procs.items[m->procs.nr++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+void metrics_proc_event(struct metrics *m, int type, pid_t pid, const char *comm)
+{
+	struct metrics_proc *p = type == 3 ? proc_find(m, pid) : proc_add(m, pid);
+
+	if (!p)
+		return;
+	if (type == 3) {
+		p->exited_in = m->window + 1;
+		return;
+	}
+	p->exited_in = 0;	/* a new process may reuse a pid */
+	if (comm && *comm)
+		snprintf(p->comm, sizeof(p->comm), "%.*s", METRICS_COMM_LEN, comm);
+}
+
+static void read_proc_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[48], *data = NULL;
+	size_t len = 0;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (read_file(path, &data, &len))
+		return;
+	while (len && (data[len - 1] == '\n'))
+		data[--len] = 0;
+	snprintf(buf, size, "%.*s", METRICS_COMM_LEN, data);
+	free(data);
+}
+
+const char *metrics_comm_of(struct metrics *m, pid_t pid, char *buf, size_t size)
+{
+	struct metrics_proc *p = proc_find(m, pid);
+
+	if (p && p->comm[0]) {
+		snprintf(buf, size, "%s", p->comm);
+		return buf;
+	}
+	read_proc_comm(pid, buf, size);
+	/* remember it: the process may be gone at the next drain */
+	if (buf[0] && (p || (p = proc_add(m, pid))))
+		snprintf(p->comm, sizeof(p->comm), "%s", buf);
+	return buf;
+}
+
+/* Series past the limit are counted under one name. */
+static const char *other_comm(struct metrics *m)
+{
+	return strtab_intern(m->names, METRICS_OTHER);
+}
+
+int metrics_add_sys(struct metrics *m, const struct sys_stat *s)
+{
+	char buf[METRICS_COMM_LEN + 1];
+	const char *comm = metrics_comm_of(m, s->pid, buf, sizeof(buf)), *name;
+	uint64_t i;
+
+	comm = strtab_intern(m->names, comm[0] ? comm : "unknown");
+	name = strtab_intern(m->names, s->name);
+	if (!comm || !name)
+		return -ENOMEM;
+	i = HASHMAP_TO_NUM(hashmap_get(&m->sys_idx, comm, (uint64_t)(uintptr_t)name, 0));
+	if (!i && m->sys.nr >= m->max_series) {
+		comm = other_comm(m);
+		if (!comm)
+			return -ENOMEM;
+		i = HASHMAP_TO_NUM(hashmap_get(&m->sys_idx, comm, (uint64_t)(uintptr_t)name, 0));
+	}
+	if (!i) {
+		if (array_grow(&m->sys, m->sys.nr + 1) ||
+		    hashmap_put(&m->sys_idx, comm, (uint64_t)(uintptr_t)name, 0,
+				HASHMAP_NUM(m->sys.nr + 1)))
+			return -ENOMEM;
+		i = ++m->sys.nr;
+		memset(&m->sys.items[i - 1], 0, sizeof(m->sys.items[i - 1]));
+		m->sys.items[i - 1].comm = comm;
+		snprintf(m->sys.items[i - 1].st.name, SYS_NAME_LEN, "%s", name);
+	}
+	sys_stat_merge(&m->sys.items[i - 1].st, s);
+	return 0;
+}
+
+static struct metrics_task *task_of(struct metrics *m, pid_t pid, const char *thread_comm)
+{
+	char buf[METRICS_COMM_LEN + 1];
+	const char *comm = metrics_comm_of(m, pid, buf, sizeof(buf));
+	uint64_t i;
+
+	comm = strtab_intern(m->names, comm[0] ? comm : thread_comm[0] ? thread_comm : "unknown");
+	if (!comm)
+		return NULL;
+	i = HASHMAP_TO_NUM(hashmap_get(&m->task_idx, comm, 0, 0));
+	if (!i && m->tasks.nr >= m->max_series) {
+		comm = other_comm(m);
+		i = comm ? HASHMAP_TO_NUM(hashmap_get(&m->task_idx, comm, 0, 0)) : 0;
+		if (!comm)
+			return NULL;
+	}
+	if (!i) {
+		if (array_grow(&m->tasks, m->tasks.nr + 1) ||
+		    hashmap_put(&m->task_idx, comm, 0, 0, HASHMAP_NUM(m->tasks.nr + 1)))
+			return NULL;
+		i = ++m->tasks.nr;
+		m->tasks.items[i - 1] = (struct metrics_task){ .comm = comm };
+	}
+	return &m->tasks.items[i - 1];
+}
+
+int metrics_add_cpu(struct metrics *m, pid_t pid, const char *comm, uint64_t samples)
+{
+	struct metrics_task *t = task_of(m, pid, comm);
+
+	if (!t)
+		return -ENOMEM;
+	t->samples += samples;
+	return 0;
+}
+
+int metrics_add_offcpu(struct metrics *m, pid_t pid, const char *comm, uint64_t blocked_ns,
+		       uint64_t preempted_ns)
+{
+	struct metrics_task *t = task_of(m, pid, comm);
+
+	if (!t)
+		return -ENOMEM;
+	t->blocked_ns += blocked_ns;
+	t->preempted_ns += preempted_ns;
+	return 0;
+}
+
+/*
+ * A process that exited in this window may still have counts in the maps
+ * that the next drain takes out: it is forgotten one window later.
+ */
+int metrics_end_window(struct metrics *m)
+{
+	struct hashmap idx = { 0 };
+	size_t i, n = 0;
+	int err = 0;
+
+	for (i = 0; i < m->procs.nr && !err; i++) {
+		struct metrics_proc *p = &m->procs.items[i];
+
+		if (p->exited_in && p->exited_in <= m->window)
+			continue;
+		m->procs.items[n] = *p;
+		err = hashmap_put(&idx, NULL, (uint64_t)p->pid, 0, HASHMAP_NUM(n + 1));
+		n++;
+	}
+	if (err) {
+		/* entries were already moved: start over, from /proc */
+		hashmap_release(&idx);
+		proc_forget_all(m);
+		return err;
+	}
+	hashmap_release(&m->proc_idx);
+	m->proc_idx = idx;
+	m->procs.nr = n;
+	m->window++;
+	return 0;
+}
+
+size_t metrics_nr_procs(const struct metrics *m)
+{
+	return m->procs.nr;
+}
+
+size_t metrics_nr_series(const struct metrics *m)
+{
+	return m->sys.nr;
+}
+
+static int cmp_sys(const void *a, const void *b)
+{
+	const struct metrics_sys *x = *(const struct metrics_sys *const *)a;
+	const struct metrics_sys *y = *(const struct metrics_sys *const *)b;
+	int c = strcmp(x->comm, y->comm);
+
+	return c ? c : strcmp(x->st.name, y->st.name);
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct metrics_task *x = *(const struct metrics_task *const *)a;
+	const struct metrics_task *y = *(const struct metrics_task *const *)b;
+
+	return strcmp(x->comm, y->comm);
+}
+
+static void sys_labels(const struct metrics_sys *s, struct prom_labels *l)
+{
+	*l = (struct prom_labels){ { "comm", "syscall" }, { s->comm, s->st.name }, 2 };
+}
+
+static void write_sys(const struct metrics_sys *const *v, size_t nr, FILE *out)
+{
+	struct prom_labels l;
+	size_t i;
+
+	if (!nr)
+		return;
+	prom_write_family(out, "latprof_syscall_duration_seconds", "histogram",
+			  "Time inside each syscall, every call counted, per process name, in the kernel's log2 buckets.");
+	for (i = 0; i < nr; i++) {
+		sys_labels(v[i], &l);
+		prom_write_histogram(out, "latprof_syscall_duration_seconds", &l, &v[i]->st);
+	}
+	prom_write_family(out, "latprof_syscall_errors_total", "counter",
+			  "Syscalls that returned an error (-4095..-1), per process name.");
+	for (i = 0; i < nr; i++) {
+		sys_labels(v[i], &l);
+		prom_write_value(out, "latprof_syscall_errors_total", &l, v[i]->st.errors);
+	}
+}
+
+static void write_tasks(const struct metrics_task *const *v, size_t nr,
+			const struct metrics_agent *a, FILE *out)
+{
+	struct prom_labels l = { { "comm", "state" }, { NULL, NULL }, 1 };
+	size_t i;
+	int j;
+
+	if (a->has_cpu) {
+		prom_write_family(out, "latprof_cpu_samples_total", "counter",
+				  "On-CPU samples taken, per process name.");
+		for (i = 0; i < nr; i++) {
+			l.vals[0] = v[i]->comm;
+			prom_write_value(out, "latprof_cpu_samples_total", &l, v[i]->samples);
+		}
+	}
+	if (!a->has_offcpu)
+		return;
+	prom_write_family(out, "latprof_offcpu_seconds_total", "counter",
+			  "Time off CPU, blocked or preempted, per process name.");
+	l.nr = 2;
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < 2; j++) {
+			l.vals[0] = v[i]->comm;
+			l.vals[1] = j ? "preempted" : "blocked";
+			fputs("latprof_offcpu_seconds_total{", out);
+			prom_write_labels(out, &l);
+			fputs("} ", out);
+			prom_write_seconds(out, j ? v[i]->preempted_ns : v[i]->blocked_ns);
+			fputc('\n', out);
+		}
+	}
+}
+
+static void write_gauge(FILE *out, const char *name, const char *type, const char *help,
+			uint64_t v)
+{
+	prom_write_family(out, name, type, help);
+	fprintf(out, "%s %" PRIu64 "\n", name, v);
+}
+
+static void write_agent(const struct metrics_agent *a, FILE *out)
+{
+	struct prom_labels l = { { "reason" }, { NULL }, 1 };
+	size_t i;
+
+	prom_write_family(out, "latprof_lost_events_total", "counter",
+			  "Events, samples or stacks the collectors lost, by reason.");
+	for (i = 0; i < a->nr_lost; i++) {
+		l.vals[0] = a->lost_names[i];
+		prom_write_value(out, "latprof_lost_events_total", &l, a->lost[i]);
+	}
+	prom_write_family(out, "latprof_agent_cpu_seconds_total", "counter",
+			  "CPU time of the latprof agent itself, user and system.");
+	fputs("latprof_agent_cpu_seconds_total ", out);
+	prom_write_seconds(out, a->cpu_ns);
+	fputc('\n', out);
+	write_gauge(out, "latprof_agent_resident_memory_bytes", "gauge",
+		    "Resident set size of the latprof agent.", a->rss_bytes);
+	write_gauge(out, "latprof_agent_bpf_map_memory_bytes", "gauge",
+		    "Memory of the BPF maps the agent holds (memlock in fdinfo).", a->bpf_map_bytes);
+	prom_write_family(out, "latprof_agent_uptime_seconds", "gauge",
+			  "Time since the agent attached its collectors.");
+	fputs("latprof_agent_uptime_seconds ", out);
+	prom_write_seconds(out, a->uptime_ns);
+	fputc('\n', out);
+	write_gauge(out, "latprof_agent_tracked_processes", "gauge",
+		    "Processes in the agent's pid to name table.", a->procs_tracked);
+	write_gauge(out, "latprof_profile_sessions", "gauge",
+		    "Profile requests being recorded now.", a->profiles_active);
+	write_gauge(out, "latprof_profile_requests_total", "counter",
+		    "Profile requests recorded.", a->profiles_total);
+	write_gauge(out, "latprof_profile_requests_rejected_total", "counter",
+		    "Profile requests refused because --max-sessions were running.",
+		    a->profiles_rejected);
+	if (a->has_cpu)
+		write_gauge(out, "latprof_sampling_frequency_hertz", "gauge",
+			    "CPU sampling frequency.", a->freq_hz);
+	l = (struct prom_labels){ { "version", "kernel", "mode" },
+				  { a->version, a->kernel, a->mode }, 3 };
+	prom_write_family(out, "latprof_build_info", "gauge",
+			  "Always 1: the latprof version, kernel and collectors of the agent.");
+	prom_write_value(out, "latprof_build_info", &l, 1);
+}
+
+int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *out)
+{
+	const struct metrics_sys **sys = calloc(m->sys.nr + 1, sizeof(*sys));
+	const struct metrics_task **tasks = calloc(m->tasks.nr + 1, sizeof(*tasks));
+	size_t i;
+	int err = 0;
+
+	if (!sys || !tasks) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < m->sys.nr; i++)
+		sys[i] = &m->sys.items[i];
+	for (i = 0; i < m->tasks.nr; i++)
+		tasks[i] = &m->tasks.items[i];
+	if (m->sys.nr)
+		qsort(sys, m->sys.nr, sizeof(*sys), cmp_sys);
+	if (m->tasks.nr)
+		qsort(tasks, m->tasks.nr, sizeof(*tasks), cmp_task);
+	write_sys(sys, m->sys.nr, out);
+	write_tasks(tasks, m->tasks.nr, a, out);
+	write_agent(a, out);
+	if (ferror(out))
+		err = -EIO;
+out:
+	free(sys);
+	free(tasks);
+	return err;
+}

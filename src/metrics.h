@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The cumulative counters behind `latprof serve`'s /metrics: what each drain
+ * of the kernel's maps handed over, added up per process name (comm) and
+ * syscall since the agent started, and written in the Prometheus text format
+ * with export_prom's writers.
+ *
+ * Series are per comm, not per pid: pids churn without end, names do not,
+ * so the number of series stays bounded. Past max_series names (or (name,
+ * syscall) pairs) new ones are counted under comm="other". The pid -> comm
+ * table is fed by the collector's lifecycle events and forgets an exited
+ * process at the end of the window that drained its last counts.
+ *
+ * Knows nothing about BPF or HTTP; not thread-safe (serve holds a lock).
+ */
+#ifndef LATPROF_METRICS_H
+#define LATPROF_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "src/sysstats.h"
+
+/* The comm of series past the limit. */
+#define METRICS_OTHER "other"
+
+/* What the agent says about itself on each scrape. */
+struct metrics_agent {
+	const char *const *lost_names;	/* loss counter names, cumulative values */
+	const uint64_t *lost;
+	size_t nr_lost;
+	uint64_t cpu_ns;		/* the agent's user + system CPU time */
+	uint64_t rss_bytes;
+	uint64_t bpf_map_bytes;		/* memlock of every BPF map the agent holds */
+	uint64_t uptime_ns;
+	uint64_t profiles_active;	/* profile sessions running now */
+	uint64_t profiles_total;	/* profile requests served */
+	uint64_t profiles_rejected;	/* refused with 429 */
+	uint64_t procs_tracked;		/* entries of the pid -> comm table */
+	unsigned int freq_hz;
+	const char *mode;		/* "cpu,syscall" */
+	const char *version;
+	const char *kernel;
+	int has_cpu, has_offcpu;	/* those collectors run: write their families */
+};
+
+struct metrics;
+
+/* An empty table allowing @max_series names and pairs, or NULL (ENOMEM). */
+struct metrics *metrics_new(size_t max_series);
+
+/* NULL is a no-op. */
+void metrics_free(struct metrics *m);
+
+/*
+ * Process @pid was created, exec'ed (@comm is then its new name) or exited
+ * (@type: enum lp_event_type, 1 new, 2 exec, 3 exit). Cannot fail: a table
+ * that cannot grow falls back to /proc/PID/comm.
+ */
+void metrics_proc_event(struct metrics *m, int type, pid_t pid, const char *comm);
+
+/* The comm of @pid: from the events, else /proc/PID/comm, else "". */
+const char *metrics_comm_of(struct metrics *m, pid_t pid, char *buf, size_t size);
+
+/* Add the statistics of (s->pid, s->name) drained from the kernel. 0 or -ENOMEM. */
+int metrics_add_sys(struct metrics *m, const struct sys_stat *s);
+
+/* Add CPU samples of @pid (thread name @comm when the pid is unknown). 0 or -ENOMEM. */
+int metrics_add_cpu(struct metrics *m, pid_t pid, const char *comm, uint64_t samples);
+
+/* Add off-CPU time of @pid. 0 or -ENOMEM. */
+int metrics_add_offcpu(struct metrics *m, pid_t pid, const char *comm, uint64_t blocked_ns,
+		       uint64_t preempted_ns);
+
+/*
+ * A drain is complete: forget the processes that had exited before it
+ * began. 0 or -ENOMEM (the table is then unchanged).
+ */
+int metrics_end_window(struct metrics *m);
+
+/* Entries of the pid -> comm table. Cannot fail. */
+size_t metrics_nr_procs(const struct metrics *m);
+
+/* Number of (comm, syscall) series. Cannot fail. */
+size_t metrics_nr_series(const struct metrics *m);
+
+/*
+ * Write every family (Prometheus text format 0.0.4), series sorted by comm
+ * and syscall. 0 or -EIO.
+ */
+int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *out);
+
+#endif
