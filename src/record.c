@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "src/collect.h"
+#include "src/collectopts.h"
 #include "src/record_output.h"
 #include "src/pprof.h"
 #include "src/sampler.h"
@@ -30,18 +31,18 @@
 #define DEFAULT_OUTPUT "latprof.pb.gz"
 
 struct record_opts {
-	struct { pid_t *items; size_t nr, alloc; } pids;
-	struct { const char **items; size_t nr, alloc; } comms;
+	struct pid_list pids;
+	struct comm_list comms;
 	bool all;
 	const char *mode;		/* as given, for the metadata */
 	uint64_t min_duration_us;
 	uint64_t min_block_us;
-	struct { int *items; size_t nr, alloc; } syscalls;
+	struct syscall_list syscalls;
 	const char *syscalls_arg;
 	unsigned int freq_hz;
 	double duration_s;
 	struct record_output out;	/* -o, its format and --weight */
-	bool mode_cpu, mode_syscall, mode_offcpu;
+	struct collector_modes modes;
 	double interval_s;		/* --interval: timeline and memory */
 	bool quiet;
 	bool unwind_dwarf;
@@ -119,83 +120,6 @@ static const char record_usage[] =
 	"\n"
 	"Separate debuginfo is also fetched from debuginfod when DEBUGINFOD_URLS is set.\n"
 	"Stops cleanly on SIGINT/SIGTERM. Needs root or CAP_BPF + CAP_PERFMON.\n";
-
-static int parse_pids(struct record_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	uint64_t pid;
-	int err = copy ? 0 : -ENOMEM;
-
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (parse_u64(tok, 1, 4194304, &pid)) {
-			pr_err("invalid pid '%s'", tok);
-			err = -EINVAL;
-		} else if (kill(pid, 0) && errno == ESRCH) {
-			pr_err("no such process: %s", tok);
-			err = -ESRCH;
-		} else if (array_grow(&o->pids, o->pids.nr + 1)) {
-			err = -ENOMEM;
-		} else {
-			o->pids.items[o->pids.nr++] = pid;
-		}
-	}
-	free(copy);
-	return err;
-}
-
-static int parse_mode(struct record_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int err = copy ? 0 : -ENOMEM;
-
-	o->mode_cpu = o->mode_syscall = o->mode_offcpu = false;
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "cpu"))
-			o->mode_cpu = true;
-		else if (!strcmp(tok, "syscall"))
-			o->mode_syscall = true;
-		else if (!strcmp(tok, "offcpu"))
-			o->mode_offcpu = true;
-		else
-			err = -EINVAL;
-	}
-	if (!err && !o->mode_cpu && !o->mode_syscall && !o->mode_offcpu)
-		err = -EINVAL;
-	if (err == -EINVAL)
-		pr_err("invalid --mode '%s': want a list of cpu, syscall, offcpu", arg);
-	free(copy);
-	o->mode = arg;
-	return err;
-}
-
-static int parse_syscalls(struct record_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int err = copy ? 0 : -ENOMEM, nr;
-
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		nr = syscall_number(tok);
-		if (nr < 0 || nr >= LP_MAX_SYSCALL_NR) {
-			pr_err("unknown syscall '%s' in --syscalls (names as in docs/syscalls.md)",
-			       tok);
-			err = -EINVAL;
-		} else if (array_grow(&o->syscalls, o->syscalls.nr + 1)) {
-			err = -ENOMEM;
-		} else {
-			o->syscalls.items[o->syscalls.nr++] = nr;
-		}
-	}
-	if (!err && !o->syscalls.nr) {
-		pr_err("empty --syscalls list");
-		err = -EINVAL;
-	}
-	free(copy);
-	o->syscalls_arg = arg;
-	return err;
-}
 
 static int parse_duration(const char *arg, double *out)
 {
@@ -320,24 +244,15 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	while ((c = getopt_long(argc, argv, "+:p:aF:d:o:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_pids(o, optarg))
+			if (collectopts_parse_pids(optarg, &o->pids))
 				return -EINVAL;
 			break;
 		case 'a':
 			o->all = true;
 			break;
 		case 'c':
-			if (!*optarg || o->comms.nr >= LP_MAX_COMMS ||
-			    array_grow(&o->comms, o->comms.nr + 1)) {
-				pr_err("invalid --comm '%s' (non-empty, at most %d)", optarg,
-				       LP_MAX_COMMS);
+			if (collectopts_add_comm(optarg, &o->comms))
 				return -EINVAL;
-			}
-			if (strlen(optarg) >= LP_COMM_LEN)
-				pr_warn("--comm '%s' is longer than the kernel's %d-character "
-					"process names: matching '%.*s'", optarg, LP_COMM_LEN - 1,
-					LP_COMM_LEN - 1, optarg);
-			o->comms.items[o->comms.nr++] = optarg;
 			break;
 		case 'F':
 			if (parse_u64(optarg, 1, 10000, &v)) {
@@ -366,12 +281,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->stack_size = v;
 			break;
 		case 'M':
-			if (parse_mode(o, optarg))
+			if (collectopts_parse_mode(optarg, &o->modes))
 				return -EINVAL;
+			o->mode = optarg;
 			break;
 		case 'Y':
-			if (parse_syscalls(o, optarg))
+			if (collectopts_parse_syscalls(optarg, &o->syscalls))
 				return -EINVAL;
+			o->syscalls_arg = optarg;
 			break;
 		case 'D':
 		case 'B':
@@ -428,7 +345,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (optind < argc)
 		o->command = argv + optind;
-	if (o->syscalls.nr && !o->mode_syscall && !o->mode_offcpu)
+	if (o->syscalls.nr && !o->modes.syscall && !o->modes.offcpu)
 		pr_warn("--syscalls has no effect without --mode syscall");
 	ntargets = !!o->pids.nr + !!o->comms.nr + o->all + !!o->command;
 	if (ntargets != 1) {
@@ -440,9 +357,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		pr_err("cannot run '%s': command not found", o->command[0]);
 		return -ENOENT;
 	}
-	o->out.cpu = o->mode_cpu;
-	o->out.syscall = o->mode_syscall;
-	o->out.offcpu = o->mode_offcpu;
+	o->out.cpu = o->modes.cpu;
+	o->out.syscall = o->modes.syscall;
+	o->out.offcpu = o->modes.offcpu;
 	if (record_output_check(&o->out))
 		return -EINVAL;
 	return check_output(o->out.path);
@@ -589,12 +506,12 @@ static int release_command(struct record_run *r)
 
 static int open_session(struct record_run *r)
 {
-	bool sys = r->o->mode_syscall || r->o->mode_offcpu || r->o->requests || r->o->files ||
+	bool sys = r->o->modes.syscall || r->o->modes.offcpu || r->o->requests || r->o->files ||
 		   r->o->net;
 	struct collect_opts co = {
-		.mode_cpu = r->o->mode_cpu,
-		.mode_syscall = r->o->mode_syscall,
-		.mode_offcpu = r->o->mode_offcpu,
+		.mode_cpu = r->o->modes.cpu,
+		.mode_syscall = r->o->modes.syscall,
+		.mode_offcpu = r->o->modes.offcpu,
 		.min_duration_ns = r->o->min_duration_us * 1000,
 		.min_block_ns = r->o->min_block_us * 1000,
 		.syscalls = r->o->syscalls.items,
@@ -656,7 +573,7 @@ static int open_session(struct record_run *r)
 	r->attached_ns = now_ns();
 	pr_debug("attached after %.1f ms", (r->attached_ns - r->start_ns) / 1e6);
 	err = sampler_start(&r->sampler, r->col, (uint64_t)(r->o->interval_s * 1e9),
-			    r->attached_ns, r->o->mode_cpu, r->o->mode_syscall);
+			    r->attached_ns, r->o->modes.cpu, r->o->modes.syscall);
 	if (err) {
 		pr_err("cannot start the timeline: %s", strerror(-err));
 		return err;
@@ -701,12 +618,12 @@ static int set_run_meta(struct record_run *r, struct profile *p, int argc, char 
 		err = profile_set_meta(p, "unwind", r->o->unwind_dwarf ? "dwarf" : "fp");
 	if (!err)
 		err = profile_set_meta(p, "mode", r->o->mode);
-	if (!err && (r->o->mode_syscall || r->o->mode_offcpu || r->o->requests || r->o->files ||
+	if (!err && (r->o->modes.syscall || r->o->modes.offcpu || r->o->requests || r->o->files ||
 		     r->o->net))
 		err = profile_set_meta(p, "syscall_hooks", collect_raw_tp(r->col) ? "raw_tp" : "tp_btf");
-	if (!err && r->o->mode_syscall)
+	if (!err && r->o->modes.syscall)
 		err = profile_set_meta_u64(p, "min_duration_us", r->o->min_duration_us);
-	if (!err && r->o->mode_offcpu)
+	if (!err && r->o->modes.offcpu)
 		err = profile_set_meta_u64(p, "min_block_us", r->o->min_block_us);
 	if (!err && r->o->syscalls_arg)
 		err = profile_set_meta(p, "syscalls", r->o->syscalls_arg);
@@ -841,8 +758,8 @@ static int finish(struct record_run *r, int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .freq_hz = 99, .out.path = DEFAULT_OUTPUT, .unwind_dwarf = true,
-				 .stack_size = 16384, .mode = "cpu,syscall", .mode_cpu = true,
-				 .mode_syscall = true, .min_duration_us = 1000,
+				 .stack_size = 16384, .mode = "cpu,syscall",
+				 .modes = { .cpu = true, .syscall = true }, .min_duration_us = 1000,
 				 .min_block_us = 1000, .interval_s = 1, .max_requests = 100000 };
 	struct record_run r = { .o = &o, .child = { .pid = -1, .release_fd = -1,
 						    .error_fd = -1 } };

@@ -81,79 +81,6 @@ static void on_stop_signal(int sig)
 	serve_stop = sig;
 }
 
-static int serve_parse_pids(struct serve_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	uint64_t pid;
-	int err = copy ? 0 : -ENOMEM;
-
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (parse_u64(tok, 1, 4194304, &pid) || (kill(pid, 0) && errno == ESRCH)) {
-			pr_err("invalid pid '%s': no such process", tok);
-			err = -EINVAL;
-		} else if (array_grow(&o->pids, o->pids.nr + 1)) {
-			err = -ENOMEM;
-		} else {
-			o->pids.items[o->pids.nr++] = pid;
-		}
-	}
-	free(copy);
-	return err;
-}
-
-static int serve_parse_mode(struct serve_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int err = copy ? 0 : -ENOMEM;
-
-	o->mode_cpu = o->mode_syscall = o->mode_offcpu = false;
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "cpu"))
-			o->mode_cpu = true;
-		else if (!strcmp(tok, "syscall"))
-			o->mode_syscall = true;
-		else if (!strcmp(tok, "offcpu"))
-			o->mode_offcpu = true;
-		else
-			err = -EINVAL;
-	}
-	if (!err && !o->mode_cpu && !o->mode_syscall && !o->mode_offcpu)
-		err = -EINVAL;
-	if (err == -EINVAL)
-		pr_err("invalid --mode '%s': want a list of cpu, syscall, offcpu", arg);
-	free(copy);
-	o->mode = arg;
-	return err;
-}
-
-static int serve_parse_syscalls(struct serve_opts *o, const char *arg)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int err = copy ? 0 : -ENOMEM, nr;
-
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		nr = syscall_number(tok);
-		if (nr < 0 || nr >= LP_MAX_SYSCALL_NR) {
-			pr_err("unknown syscall '%s' in --syscalls (names as in docs/syscalls.md)",
-			       tok);
-			err = -EINVAL;
-		} else if (array_grow(&o->syscalls, o->syscalls.nr + 1)) {
-			err = -ENOMEM;
-		} else {
-			o->syscalls.items[o->syscalls.nr++] = nr;
-		}
-	}
-	if (!err && !o->syscalls.nr) {
-		pr_err("empty --syscalls list");
-		err = -EINVAL;
-	}
-	free(copy);
-	return err;
-}
-
 /* A secret file: read whole, at most 64 KiB, never empty. */
 static int read_secret(const char *opt, const char *path, bool first_line, char **out)
 {
@@ -177,27 +104,17 @@ static int read_secret(const char *opt, const char *path, bool first_line, char 
 	return 0;
 }
 
-static int parse_comm(struct serve_opts *o, const char *arg)
-{
-	if (!*arg || o->comms.nr >= LP_MAX_COMMS || array_grow(&o->comms, o->comms.nr + 1)) {
-		pr_err("invalid --comm '%s' (non-empty, at most %d)", arg, LP_MAX_COMMS);
-		return -EINVAL;
-	}
-	o->comms.items[o->comms.nr++] = arg;
-	return 0;
-}
-
 static int parse_option(struct serve_opts *o, int c, char **argv)
 {
 	uint64_t v;
 
 	switch (c) {
 	case 'p':
-		return serve_parse_pids(o, optarg);
+		return collectopts_parse_pids(optarg, &o->pids) ? -EINVAL : 0;
 	case 'a':
 		return 0;	/* the default */
 	case 'c':
-		return parse_comm(o, optarg);
+		return collectopts_add_comm(optarg, &o->comms);
 	case 'F':
 		if (parse_u64(optarg, 1, 1000, &v)) {
 			pr_err("invalid frequency '%s': want 1..1000 Hz", optarg);
@@ -206,9 +123,12 @@ static int parse_option(struct serve_opts *o, int c, char **argv)
 		o->freq_hz = v;
 		return 0;
 	case 'M':
-		return serve_parse_mode(o, optarg);
+		if (collectopts_parse_mode(optarg, &o->modes))
+			return -EINVAL;
+		o->mode = optarg;
+		return 0;
 	case 'Y':
-		return serve_parse_syscalls(o, optarg);
+		return collectopts_parse_syscalls(optarg, &o->syscalls);
 	case 'D':
 		if (parse_u64(optarg, 0, 3600000000ULL, &v)) {
 			pr_err("invalid --min-duration '%s': want microseconds, 0..3600000000",
@@ -319,11 +239,11 @@ static void on_proc_event(void *arg, int type, pid_t pid, const char *comm)
 
 static int open_metrics_session(struct serve *s)
 {
-	bool sys = s->o.mode_syscall || s->o.mode_offcpu;
+	bool sys = s->o.modes.syscall || s->o.modes.offcpu;
 	struct collect_opts co = {
-		.mode_cpu = s->o.mode_cpu,
-		.mode_syscall = s->o.mode_syscall,
-		.mode_offcpu = s->o.mode_offcpu,
+		.mode_cpu = s->o.modes.cpu,
+		.mode_syscall = s->o.modes.syscall,
+		.mode_offcpu = s->o.modes.offcpu,
 		/* counted in histograms only: no slow call needs its stack here */
 		.min_duration_ns = 3600 * NSEC_PER_SEC,
 		.min_block_ns = 1000000,
@@ -456,7 +376,7 @@ int serve_write_metrics(struct serve *s, FILE *out)
 	struct metrics_agent a = {
 		.lost_names = names, .lost = lost, .freq_hz = s->o.freq_hz,
 		.mode = s->o.mode, .version = LATPROF_VERSION, .kernel = s->kernel,
-		.has_cpu = s->o.mode_cpu, .has_offcpu = s->o.mode_offcpu,
+		.has_cpu = s->o.modes.cpu, .has_offcpu = s->o.modes.offcpu,
 	};
 	int i, err;
 
@@ -609,7 +529,7 @@ static void serve_opts_release(struct serve_opts *o)
 int cmd_serve(int argc, char **argv)
 {
 	struct serve s = { .o = { .listen = "127.0.0.1:6061", .mode = "cpu,syscall",
-				  .mode_cpu = true, .mode_syscall = true, .freq_hz = 99,
+				  .modes = { .cpu = true, .syscall = true }, .freq_hz = 99,
 				  .min_duration_us = 1000, .unwind_dwarf = true,
 				  .max_sessions = SERVE_DEFAULT_MAX_SESSIONS } };
 	struct utsname u;

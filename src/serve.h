@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "src/collect.h"
+#include "src/collectopts.h"
 #include "src/metrics.h"
 
 #define SERVE_DEFAULT_PORT 6061
@@ -32,11 +33,11 @@
 
 struct serve_opts {
 	const char *listen;		/* ADDR:PORT as given */
-	struct { pid_t *items; size_t nr, alloc; } pids;
-	struct { const char **items; size_t nr, alloc; } comms;
-	struct { int *items; size_t nr, alloc; } syscalls;
+	struct pid_list pids;
+	struct comm_list comms;
+	struct syscall_list syscalls;
 	char **command;			/* after "--" */
-	bool mode_cpu, mode_syscall, mode_offcpu;
+	struct collector_modes modes;
 	const char *mode;
 	unsigned int freq_hz;
 	uint64_t min_duration_us;

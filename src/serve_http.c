@@ -218,9 +218,9 @@ static int parse_profile_req(struct serve *s, struct MHD_Connection *conn,
 
 	r->seconds = SERVE_PROFILE_DEFAULT_S;
 	r->min_duration_us = s->o.min_duration_us;
-	r->mode_cpu = s->o.mode_cpu;
-	r->mode_syscall = s->o.mode_syscall;
-	r->mode_offcpu = s->o.mode_offcpu;
+	r->mode_cpu = s->o.modes.cpu;
+	r->mode_syscall = s->o.modes.syscall;
+	r->mode_offcpu = s->o.modes.offcpu;
 	if (r->ep == HTTP_ENDPOINT_LATENCY) {
 		/* slow syscalls only: no sampling cost */
 		r->mode_cpu = r->mode_offcpu = false;
