@@ -44,9 +44,11 @@ PROG_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmi
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
-LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c src/sampler.c src/serve.c \
+LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c src/collect_build.c \
+	src/collect_drain.c src/sampler.c src/serve.c \
 	src/serve_http.c,$(wildcard src/*.c)) $(wildcard symbolize/*.c) $(wildcard flamegraph/*.c)
-PROG_SRCS := src/main.c src/record.c src/collect.c src/sampler.c src/serve.c src/serve_http.c
+PROG_SRCS := src/main.c src/record.c src/collect.c src/collect_build.c src/collect_drain.c \
+	src/sampler.c src/serve.c src/serve_http.c
 PROTO_C := $(BUILD)/proto/profile.pb-c.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/proto/profile.pb-c.o
 PROG_OBJS := $(PROG_SRCS:%.c=$(BUILD)/%.o)
@@ -112,7 +114,7 @@ $(BUILD)/gen/viewer_js.h: flamegraph/viewer.js
 $(BUILD)/flamegraph/svg.o: $(BUILD)/gen/viewer_js.h
 
 # Only the BPF session sees the skeleton.
-$(BUILD)/src/collect.o: $(SKEL)
+$(BUILD)/src/collect.o $(BUILD)/src/collect_build.o $(BUILD)/src/collect_drain.o: $(SKEL)
 
 $(BUILD)/proto/profile.pb-c.c $(BUILD)/proto/profile.pb-c.h: $(PROFILE_PROTO)
 	@mkdir -p $(BUILD)/proto

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Compare `latprof symbolize -a -i` with `eu-addr2line -a -f -i` on N random
-addresses of an ELF file's .text, and print the agreement.
+addresses of an ELF file's .text that lie inside a function symbol (the
+alignment padding between functions is never executed, and there the two
+tools guess differently), and print the agreement.
 
 usage: symbolize_compare.py LATPROF FILE N SEED
 
@@ -14,6 +16,7 @@ function (f.cold, f.isra.0 are f), or, for the outermost frame only, when
 eu-addr2line gives the DWARF name and latprof a symbol-table name (the line
 must still agree). Prints "agree=A total=N" and the first disagreements.
 """
+import bisect
 import random
 import subprocess
 import sys
@@ -99,11 +102,42 @@ def same_function(ref, got, names, outermost):
     return outermost and got in names
 
 
+def function_spans(path, lo, hi):
+    """[(start, size)] of the sized FUNC symbols of PATH's .symtab in [lo, hi)."""
+    out = subprocess.run(["eu-readelf", "-s", "-W", path], capture_output=True,
+                         text=True).stdout
+    spans = set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[3] == "FUNC" and f[0].endswith(":"):
+            start, size = int(f[1], 16), int(f[2], 0)
+            if size > 0 and lo <= start < hi:
+                spans.add((start, min(size, hi - start)))
+    return sorted(spans)
+
+
+def pick(rnd, spans, lo, hi, n):
+    """N addresses uniform over the bytes of SPANS (all of [lo, hi) if none)."""
+    if not spans:
+        return [rnd.randrange(lo, hi) for _ in range(n)]
+    total = sum(size for _, size in spans)
+    cum, acc = [], 0
+    for start, size in spans:
+        acc += size
+        cum.append(acc)
+    res = []
+    for _ in range(n):
+        x = rnd.randrange(total)
+        i = bisect.bisect_right(cum, x)
+        res.append(spans[i][0] + x - (cum[i] - spans[i][1]))
+    return res
+
+
 def main():
     latprof, path, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     lo, hi = text_range(path)
     rnd = random.Random(seed)
-    addrs = sorted(set(rnd.randrange(lo, hi) for _ in range(n)))
+    addrs = sorted(set(pick(rnd, function_spans(path, lo, hi), lo, hi, n)))
     inp = "".join("%x\n" % a for a in addrs)
     ref = parse(subprocess.run(["eu-addr2line", "-a", "-f", "-i", "-e", path], input=inp,
                                capture_output=True, text=True).stdout)

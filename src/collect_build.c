@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The end of a record session: the in-kernel aggregation (CPU samples,
+ * timed samples, syscall statistics), the DWARF-unwound samples, requests
+ * and files, symbolized into a struct profile; and the timeline counters
+ * read while recording.
+ */
+#include "src/collect_priv.h"
+
+/* Draining: kernel keys + stack ids -> symbolized profile samples. */
+struct builder {
+	struct collect *c;
+	struct profile *p;
+	uint64_t period_ns;
+	uint64_t vanished_samples;	/* user frames of processes never snapshotted */
+	struct hashmap mappings;	/* sym mapping -> profile mapping id */
+	struct { uint64_t *items; size_t nr, alloc; } locs;
+	struct sys_stats sys;		/* per (process, syscall), from both maps */
+	struct hashmap sys_idx;		/* (tgid, nr) -> index + 1 in sys */
+};
+
+/* The profile mapping of a symbolizer mapping, added on first use; 0 = none. */
+static uint64_t builder_mapping(struct builder *b, const struct sym_mapping *m)
+{
+	struct profile_mapping pm = { 0 };
+	char *file = NULL;
+	uint64_t id;
+
+	if (!m)
+		return 0;
+	id = HASHMAP_TO_NUM(hashmap_get(&b->mappings, m, 0, 0));
+	if (id)
+		return id;
+	pm.start = m->start;
+	pm.limit = m->limit;
+	pm.offset = m->offset;
+	pm.file = m->path;
+	pm.build_id = m->build_id;
+	pm.has_functions = pm.has_filenames = pm.has_line_numbers = true;
+	/* the symbolizer names modules "[mod]"; the profile "[kernel.kallsyms]/mod" */
+	if (m->kernel && strcmp(m->path, PROFILE_KERNEL_MAPPING)) {
+		if (asprintf(&file, "%s/%.*s", PROFILE_KERNEL_MAPPING,
+			     (int)strcspn(m->path + 1, "]"), m->path + 1) < 0)
+			return 0;
+		pm.file = file;
+	}
+	id = profile_add_mapping(b->p, &pm);
+	free(file);
+	if (!id || hashmap_put(&b->mappings, m, 0, 0, HASHMAP_NUM(id)))
+		return 0;
+	return id;
+}
+
+static uint64_t builder_location(struct builder *b, const struct sym_location *loc)
+{
+	struct profile_line lines[32];
+	uint64_t map = builder_mapping(b, loc->map), id;
+	size_t i, n = loc->nr_frames < ARRAY_SIZE(lines) ? loc->nr_frames : ARRAY_SIZE(lines);
+	char name[512];
+
+	id = profile_find_location(b->p, map, loc->address);
+	if (id)
+		return id;
+	for (i = 0; i < n; i++) {
+		const struct sym_frame *f = &loc->frames[i];
+		const char *fn = f->function;
+
+		if (!fn) {
+			sym_location_fallback_name(loc, name, sizeof(name));
+			fn = name;
+		}
+		/* pprof keeps the mangled name as system_name */
+		lines[i].function_id = profile_function_id(b->p, fn,
+							   f->function && f->system_name ?
+							   f->system_name : fn, f->file, 0);
+		lines[i].line = f->line;
+		if (!lines[i].function_id)
+			return 0;
+	}
+	return profile_add_location(b->p, map, loc->address, lines, n);
+}
+
+static int builder_unknown_location(struct builder *b, uint64_t addr, uint64_t *id)
+{
+	struct profile_line line = { 0 };
+
+	*id = profile_find_location(b->p, 0, addr);
+	if (*id)
+		return 0;
+	line.function_id = profile_function_id(b->p, "[unknown]", NULL, NULL, 0);
+	*id = line.function_id ? profile_add_location(b->p, 0, addr, &line, 1) : 0;
+	return *id ? 0 : -ENOMEM;
+}
+
+/* The location of one frame; user pcs may carry SYM_PC_EXACT. */
+static int builder_frame(struct builder *b, uint64_t pc, bool is_return,
+			 struct sym_process *proc, bool kernel, uint64_t *lid)
+{
+	const struct sym_location *loc;
+
+	if (kernel) {
+		loc = symbolizer_kernel(b->c->sym, pc, is_return);
+	} else {
+		if (pc & SYM_PC_EXACT)
+			is_return = false;	/* a signal interrupted this frame */
+		pc &= ~SYM_PC_EXACT;
+		if (!proc)
+			return builder_unknown_location(b, pc, lid);
+		loc = symbolizer_user(b->c->sym, proc, pc, is_return);
+	}
+	*lid = loc ? builder_location(b, loc) : 0;
+	return *lid ? 0 : -ENOMEM;
+}
+
+/* Append locations for @pcs (leaf first) to b->locs. */
+static int builder_frames(struct builder *b, const uint64_t *pcs, size_t nr,
+			  struct sym_process *proc, bool kernel)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < nr && pcs[i]; i++) {
+		if (array_grow(&b->locs, b->locs.nr + 1))
+			return -ENOMEM;
+		err = builder_frame(b, pcs[i], i > 0, proc, kernel, &b->locs.items[b->locs.nr]);
+		if (err)
+			return err;
+		b->locs.nr++;
+	}
+	return 0;
+}
+
+/*
+ * Is kernel @pc in the path that runs latprof's own tracepoint program
+ * (bpf_prog_*, bpf_trace_run*, __traceiter_*, __bpf_trace_*)? How many such
+ * frames a stack taken in sched_switch has depends on what else is attached.
+ */
+static bool tracing_frame(struct builder *b, uint64_t pc, bool is_return)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__traceiter_",
+						"__bpf_trace_" };
+	const struct sym_location *loc = symbolizer_kernel(b->c->sym, pc, is_return);
+	const char *fn;
+	size_t i;
+
+	if (!loc || !loc->nr_frames || !(fn = loc->frames[loc->nr_frames - 1].function))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(fn, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Append the frames of stack map entry @id (leaf first) to b->locs; @trim:
+ * a kernel stack taken by a tracepoint program, whose own frames go.
+ */
+static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc, bool kernel,
+			 bool trim)
+{
+	uint64_t ips[LP_MAX_STACK_DEPTH] = { 0 };
+	int fd = bpf_map__fd(b->c->skel->maps.stacks);
+	size_t skip = 0;
+
+	if (id < 0 || bpf_map_lookup_elem(fd, &id, ips))
+		return 0;
+	while (trim && kernel && skip < LP_MAX_STACK_DEPTH && ips[skip] &&
+	       tracing_frame(b, ips[skip], skip > 0))
+		skip++;
+	return builder_frames(b, ips + skip, LP_MAX_STACK_DEPTH - skip, proc, kernel);
+}
+
+static struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_t gen)
+{
+	struct proc_image *img = proc_images_find(&b->c->images, pid, gen);
+
+	/* an event may have been lost: a live process can still be read now */
+	if (!img && !proc_images_snapshot(&b->c->images, pid, gen))
+		img = proc_images_find(&b->c->images, pid, gen);
+	return img ? img->sym : NULL;
+}
+
+/* One aggregated stack and what was measured on it, from any source. */
+struct sample_in {
+	uint32_t tgid, gen;
+	const char *comm;		/* LP_COMM_LEN bytes, maybe unterminated */
+	int32_t kstack_id, ustack_id;	/* stack map ids, or -errno */
+	const uint64_t *upcs;		/* DWARF-unwound user pcs, or NULL */
+	size_t nr_upcs;
+	int32_t nr;			/* syscall number, -1 for none */
+	uint64_t cpu_samples;
+	uint64_t slow_syscalls, latency_ns, max_ns;
+	uint64_t blocked_ns, preempted_ns;
+};
+
+/* Column indexes of the profile being built; -1 when the mode is off. */
+struct builder_cols {
+	int samples, cpu, syscalls, latency, offcpu;
+};
+
+static int builder_emit(struct builder *b, const struct builder_cols *cols,
+			const struct sample_in *in)
+{
+	char comm[LP_COMM_LEN + 1] = { 0 }, sys[SYS_NAME_LEN];
+	struct profile_label labels[6] = {
+		{ .key = "pid", .num = in->tgid },
+		{ .key = "comm", .str = comm },
+	};
+	int64_t values[5] = { 0 };
+	size_t nl = 2, base;
+	int err = 0;
+
+	memcpy(comm, in->comm, LP_COMM_LEN);
+	if (in->cpu_samples && cols->samples >= 0) {
+		values[cols->samples] = in->cpu_samples;
+		values[cols->cpu] = in->cpu_samples * b->period_ns;
+		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
+		values[cols->samples] = values[cols->cpu] = 0;
+	}
+	if (in->nr >= 0) {
+		sys_stat_name(in->nr, sys, sizeof(sys));
+		labels[nl++] = (struct profile_label){ .key = "syscall", .str = sys };
+		labels[nl++] = (struct profile_label){
+			.key = "category", .str = syscall_category_name(syscall_category(in->nr))
+		};
+	}
+	base = nl;
+	if (!err && ((in->slow_syscalls && cols->syscalls >= 0) ||
+		     (in->blocked_ns && cols->offcpu >= 0))) {
+		if (cols->syscalls >= 0) {
+			values[cols->syscalls] = in->slow_syscalls;
+			values[cols->latency] = in->latency_ns;
+			if (in->max_ns)
+				labels[nl++] = (struct profile_label){
+					.key = "max_ns", .num = in->max_ns, .num_unit = "nanoseconds"
+				};
+		}
+		if (cols->offcpu >= 0 && in->blocked_ns) {
+			values[cols->offcpu] = in->blocked_ns;
+			labels[nl++] = (struct profile_label){ .key = "offcpu", .str = "blocked" };
+		}
+		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
+		memset(values, 0, sizeof(values));
+	}
+	if (!err && in->preempted_ns && cols->offcpu >= 0) {
+		nl = base;
+		values[cols->offcpu] = in->preempted_ns;
+		labels[nl++] = (struct profile_label){ .key = "offcpu", .str = "preempted" };
+		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
+	}
+	return err;
+}
+
+/*
+ * Add the samples of one stack: the kernel stack @kstack_id, then the user
+ * stack, from the stack map (ustack_id >= 0) or unwound pcs (upcs).
+ */
+static int builder_sample(struct builder *b, const struct builder_cols *cols,
+			  const struct sample_in *in)
+{
+	struct sym_process *proc;
+	int err;
+
+	if (in->tgid == (uint32_t)b->c->command_pid && in->gen == 0)
+		return 0;	/* the held child before exec: latprof's own */
+	proc = builder_process(b, in->tgid, in->gen);
+	if (!proc && (in->ustack_id >= 0 || in->nr_upcs))
+		b->vanished_samples += in->cpu_samples;
+	b->locs.nr = 0;
+	/* CPU samples interrupt whatever runs: BPF programs there are real cost */
+	err = builder_stack(b, in->kstack_id, NULL, true, !in->cpu_samples);
+	if (!err && in->upcs)
+		err = builder_frames(b, in->upcs, in->nr_upcs, proc, false);
+	else if (!err)
+		err = builder_stack(b, in->ustack_id, proc, false, false);
+	return err ? err : builder_emit(b, cols, in);
+}
+
+/* Called for each entry of a map being drained; the value is per CPU for per-CPU maps. */
+typedef int (*builder_entry_fn)(struct builder *b, const struct builder_cols *cols,
+				const void *key, const void *value);
+
+/* Call @fn for every entry of @map (read from user space, after detach). */
+static int builder_each(struct builder *b, const struct builder_cols *cols,
+			const struct bpf_map *map, builder_entry_fn fn)
+{
+	enum bpf_map_type t = bpf_map__type(map);
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(map), err = 0;
+	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map);
+	void *key, *next, *value;
+	bool first = true;
+
+	if (t == BPF_MAP_TYPE_PERCPU_HASH || t == BPF_MAP_TYPE_PERCPU_ARRAY) {
+		if (ncpu <= 0)
+			return ncpu ? ncpu : -EINVAL;
+		vsize = ((vsize + 7) & ~(size_t)7) * ncpu;
+	}
+	key = malloc(ksize);
+	next = malloc(ksize);
+	value = malloc(vsize);
+	if (!key || !next || !value)
+		err = -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		first = false;
+		memcpy(key, next, ksize);
+		if (!bpf_map_lookup_elem(fd, key, value))
+			err = fn(b, cols, key, value);
+	}
+	free(key);
+	free(next);
+	free(value);
+	return err;
+}
+
+static int builder_cpu_sample(struct builder *b, const struct builder_cols *cols,
+			      const void *k, const void *v)
+{
+	const struct lp_sample_key *key = k;
+	struct sample_in in = {
+		.tgid = key->tgid,
+		.gen = key->gen,
+		.comm = key->comm,
+		.kstack_id = key->kstack_id,
+		.ustack_id = key->ustack_id,
+		.nr = -1,
+		.cpu_samples = *(const uint64_t *)v,
+	};
+
+	return builder_sample(b, cols, &in);
+}
+
+/* Frame-pointer timed samples: slow syscalls, off-CPU outside syscalls. */
+static int builder_timed_sample(struct builder *b, const struct builder_cols *cols,
+				const void *k, const void *v)
+{
+	const struct lp_timed_key *key = k;
+	const struct lp_timed_value *val = v;
+	struct sample_in in = {
+		.tgid = key->tgid,
+		.gen = key->gen,
+		.comm = key->comm,
+		.kstack_id = key->kstack_id,
+		.ustack_id = key->ustack_id,
+		.nr = key->nr,
+		.slow_syscalls = val->count,
+		.latency_ns = val->latency_ns,
+		.max_ns = val->max_ns,
+		.blocked_ns = val->blocked_ns,
+		.preempted_ns = val->preempted_ns,
+	};
+
+	return builder_sample(b, cols, &in);
+}
+
+static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
+{
+	size_t i, n = stackagg_nr(b->c->ustacks);
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++) {
+		const struct stackagg_entry *e = stackagg_get(b->c->ustacks, i);
+		struct sample_in in = {
+			.tgid = e->key.tgid,
+			.gen = e->key.gen,
+			.comm = e->key.comm,
+			.kstack_id = e->key.kstack_id,
+			.ustack_id = -1,
+			.upcs = e->pcs,
+			.nr_upcs = e->nr_pcs,
+			.nr = e->key.nr,
+			.blocked_ns = e->sum.blocked_ns,
+			.preempted_ns = e->sum.preempted_ns,
+		};
+
+		if (e->key.kind == LP_SAMPLE_CPU) {
+			in.cpu_samples = e->sum.value;
+		} else {
+			in.slow_syscalls = e->count;
+			in.latency_ns = e->sum.value;
+			in.max_ns = e->max_value;
+		}
+		err = builder_sample(b, cols, &in);
+	}
+	return err;
+}
+
+/*
+ * Add the per-CPU values @vals of (@tgid, @nr) to the statistics being
+ * built: the array and the hash can both hold a pair (a block handed out
+ * twice in a race, the in-flight iterator). 0 or -ENOMEM.
+ */
+static int builder_sys_add(struct builder *b, uint32_t tgid, int32_t nr,
+			   const struct lp_sys_stat *vals)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&b->sys_idx, NULL, tgid, (uint32_t)nr));
+	int cpu, j, ncpu = libbpf_num_possible_cpus();
+	struct sys_stat *st;
+
+	if (!i) {
+		if (array_grow(&b->sys, b->sys.nr + 1))
+			return -ENOMEM;
+		i = ++b->sys.nr;
+		if (hashmap_put(&b->sys_idx, NULL, tgid, (uint32_t)nr, HASHMAP_NUM(i)))
+			return -ENOMEM;
+		st = &b->sys.items[i - 1];
+		memset(st, 0, sizeof(*st));
+		st->pid = tgid;
+		sys_stat_name(nr, st->name, sizeof(st->name));
+	}
+	st = &b->sys.items[i - 1];
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		const struct lp_sys_stat *v = &vals[cpu];
+		struct sys_stat one = { .errors = v->errors, .max_ns = v->max_ns,
+					.in_flight = v->in_flight };
+
+		for (j = 0; j < LP_HIST_SLOTS; j++) {
+			one.hist[j] = v->hist[j].count;
+			one.hist_ns[j] = v->hist[j].sum_ns;
+			one.count += v->hist[j].count;
+			one.total_ns += v->hist[j].sum_ns;
+		}
+		if (one.count)
+			sys_stat_merge(st, &one);
+	}
+	return 0;
+}
+
+static int builder_sys_stat(struct builder *b, const struct builder_cols *cols,
+			    const void *k, const void *v)
+{
+	const struct lp_sys_key *key = k;
+
+	(void)cols;
+	return builder_sys_add(b, key->tgid, key->nr, v);
+}
+
+/* The per-CPU array: block i belongs to the tgid in fast_slots[1 + i]. */
+static int builder_sys_fast(struct builder *b)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	int slots_fd = bpf_map__fd(b->c->skel->maps.fast_slots);
+	int fd = bpf_map__fd(b->c->skel->maps.sys_fast);
+	struct lp_sys_stat *vals;
+	uint32_t i, nr, key, tgid, used = 0;
+
+	if (!b->c->fast_slots || bpf_map_lookup_elem(slots_fd, &used, &used))
+		return 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (i = 0; !err && i < used && i < b->c->fast_slots; i++) {
+		key = i + 1;
+		if (bpf_map_lookup_elem(slots_fd, &key, &tgid) || !tgid)
+			continue;
+		for (nr = 0; !err && nr < LP_MAX_SYSCALL_NR; nr++) {
+			key = i * LP_MAX_SYSCALL_NR + nr;
+			if (!bpf_map_lookup_elem(fd, &key, vals))
+				err = builder_sys_add(b, tgid, nr, vals);
+		}
+	}
+	free(vals);
+	return err;
+}
+
+/* Per (process, syscall) statistics from both maps, summed over CPUs, into b->sys. */
+static int builder_sys_read(struct builder *b)
+{
+	int err = builder_sys_fast(b);
+
+	if (!err)
+		err = builder_each(b, NULL, b->c->skel->maps.sys_stats, builder_sys_stat);
+	return err;
+}
+
+/* The timeline series of syscall @name. */
+static enum timeline_series sys_series(const char *name)
+{
+	int nr = syscall_number(name);
+
+	switch (nr < 0 ? SYSCALL_CATEGORY_OTHER : syscall_category(nr)) {
+	case SYSCALL_CATEGORY_FILE:
+		return TIMELINE_SERIES_FILE;
+	case SYSCALL_CATEGORY_NETWORK:
+		return TIMELINE_SERIES_NETWORK;
+	case SYSCALL_CATEGORY_SYNC:
+		return TIMELINE_SERIES_SYNC;
+	case SYSCALL_CATEGORY_SLEEP:
+		return TIMELINE_SERIES_SLEEP;
+	default:
+		return TIMELINE_SERIES_OTHER;
+	}
+}
+
+static bool sys_opens_file(const char *name)
+{
+	return !strcmp(name, "openat") || !strcmp(name, "open") || !strcmp(name, "openat2") ||
+	       !strcmp(name, "creat");
+}
+
+int collect_counters(struct collect *c, struct timeline_counters *out)
+{
+	struct collect_stats st;
+	struct builder b = { .c = c };
+	size_t i;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (c->mode_cpu) {
+		collect_get_stats(c, &st);
+		out->ns[TIMELINE_SERIES_CPU] = st.stat[LP_STAT_SAMPLES] * (NSEC_PER_SEC / c->freq_hz);
+	}
+	if (c->mode_syscall)
+		err = builder_sys_read(&b);
+	for (i = 0; !err && i < b.sys.nr; i++) {
+		const struct sys_stat *s = &b.sys.items[i];
+
+		out->ns[sys_series(s->name)] += s->total_ns;
+		if (sys_opens_file(s->name))
+			out->opens += s->count;
+	}
+	hashmap_release(&b.sys_idx);
+	free(b.sys.items);
+	return err;
+}
+
+struct proc_tree *collect_procs(struct collect *c)
+{
+	return &c->procs;
+}
+
+/* Per (process, syscall) statistics, summed over CPUs, into metadata. */
+static int builder_sys_stats(struct builder *b, const struct builder_cols *cols)
+{
+	size_t i;
+	int err = builder_sys_read(b);
+
+	for (i = 0; !err && i < b->sys.nr; i++)
+		if (b->sys.items[i].count)
+			err = sys_stat_store(b->p, &b->sys.items[i]);
+	return err;
+}
+
+/* proc.PID.* metadata: unwinding mode and stack quality of each process. */
+static int builder_proc_meta(struct builder *b)
+{
+	char key[96];
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; !err && i < b->c->images.list.nr; i++) {
+		const struct proc_image *img = &b->c->images.list.items[i];
+		uint64_t v;
+
+		snprintf(key, sizeof(key), "proc.%d.unwind", img->pid);
+		err = profile_set_meta(b->p, key, b->c->unwind_dwarf ? "dwarf" : "fp");
+		if (!err && img->comm[0]) {
+			snprintf(key, sizeof(key), "proc.%d.comm", img->pid);
+			err = profile_set_meta(b->p, key, img->comm);
+		}
+		for (j = 0; !err && b->c->unwind_dwarf && j < SYM_UNWIND_NR; j++) {
+			/* images of one pid (exec generations) add up */
+			snprintf(key, sizeof(key), "proc.%d.%s", img->pid, collect_unwind_names[j]);
+			v = profile_get_meta_u64(b->p, key);
+			err = profile_set_meta_u64(b->p, key, v + img->unwind[j]);
+		}
+	}
+	return err;
+}
+
+static int builder_meta(struct builder *b)
+{
+	struct collect_stats st;
+	char key[64];
+	int err = 0, i;
+
+	collect_get_stats(b->c, &st);
+	for (i = 0; !err && i < LP_STAT_NR; i++) {
+		snprintf(key, sizeof(key), "%s.%s",
+			 i == LP_STAT_SAMPLES || i == LP_STAT_EVENTS ? "count" : "lost",
+			 collect_stat_names[i]);
+		err = profile_set_meta_u64(b->p, key, st.stat[i]);
+	}
+	if (!err)
+		err = profile_set_meta_u64(b->p, "lost.samples_process_vanished",
+					   b->vanished_samples);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "count.processes", st.procs_seen);
+	if (!err && (b->c->sys_hooks || b->c->mode_offcpu))
+		err = profile_set_meta_u64(b->p, "count.in_flight_at_stop",
+					   b->c->in_flight_reported);
+	return err;
+}
+
+/* The value columns of the chosen modes, in a fixed order. */
+static int builder_columns(struct builder *b, struct builder_cols *cols)
+{
+	struct profile *p = b->p;
+
+	*cols = (struct builder_cols){ -1, -1, -1, -1, -1 };
+	if (b->c->mode_cpu) {
+		cols->samples = profile_add_type(p, PROFILE_TYPE_SAMPLES, "count");
+		cols->cpu = profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds");
+		if (cols->samples < 0 || cols->cpu < 0)
+			return -ENOMEM;
+		p->period_type.type = profile_str(p, PROFILE_TYPE_CPU);
+		p->default_type = p->period_type.type;
+		p->period_type.unit = profile_str(p, "nanoseconds");
+		p->period = b->period_ns;
+	}
+	if (b->c->mode_syscall) {
+		cols->syscalls = profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count");
+		cols->latency = profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds");
+		if (cols->syscalls < 0 || cols->latency < 0)
+			return -ENOMEM;
+		if (!p->default_type)
+			p->default_type = profile_str(p, PROFILE_TYPE_LATENCY);
+	}
+	if (b->c->mode_offcpu) {
+		cols->offcpu = profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds");
+		if (cols->offcpu < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Requests, files and peers into metadata. */
+static int builder_track(struct builder *b)
+{
+	struct collect *c = b->c;
+	struct requests reqs = { 0 };
+	int err;
+
+	if (!c->requests && !c->files && !c->net)
+		return 0;
+	err = collect_track_flush(c);
+	if (!err && c->requests)
+		err = requests_compute(c->reqs.items, c->reqs.nr, &reqs);
+	if (!err && c->requests) {
+		requests_sort_by_start(&reqs);
+		err = requests_store(b->p, &reqs, c->reqs_dropped, c->reqs_unanswered);
+	}
+	if (!err && (c->files || c->net))
+		err = iotrack_store(&c->io, b->p);
+	free(reqs.items);
+	return err;
+}
+
+bool collect_raw_tp(const struct collect *c)
+{
+	return c->raw_tp;
+}
+
+int collect_build_profile(struct collect *c, struct profile *p)
+{
+	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->freq_hz };
+	struct builder_cols cols;
+	int err = builder_columns(&b, &cols);
+
+	if (!err && c->mode_cpu)
+		err = builder_each(&b, &cols, c->skel->maps.cpu_samples, builder_cpu_sample);
+	if (!err && (c->sys_hooks || c->mode_offcpu))
+		err = builder_each(&b, &cols, c->skel->maps.timed_samples, builder_timed_sample);
+	if (!err)
+		err = builder_ustacks(&b, &cols);
+	if (!err && c->mode_syscall)
+		err = builder_sys_stats(&b, &cols);
+	if (!err)
+		err = builder_meta(&b);
+	if (!err)
+		err = builder_proc_meta(&b);
+	if (!err)
+		err = builder_track(&b);
+	hashmap_release(&b.mappings);
+	hashmap_release(&b.sys_idx);
+	free(b.locs.items);
+	free(b.sys.items);
+	return err;
+}
+
+/* serve: the in-kernel aggregation read and emptied while collecting. */

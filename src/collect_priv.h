@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the collect module (collect.h), shared by its three files and
+ * nothing else: collect.c (the BPF session: skeleton lifecycle, perf events,
+ * ring-buffer events), collect_build.c (the final drain into a struct
+ * profile) and collect_drain.c (serve's periodic drain). The only place
+ * that sees the BPF skeleton.
+ */
+#ifndef LATPROF_COLLECT_PRIV_H
+#define LATPROF_COLLECT_PRIV_H
+
+#include "src/collect.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "latprof.skel.h"
+#include "src/hashmap.h"
+#include "src/iotrack.h"
+#include "src/procimg.h"
+#include "src/proctree.h"
+#include "src/requests.h"
+#include "src/stackagg.h"
+#include "src/syscalls.h"
+#include "src/sysstats.h"
+#include "src/util.h"
+
+/* Names of enum lp_stat, as they appear in metadata ("lost.NAME"). */
+extern const char *const collect_stat_names[LP_STAT_NR];
+/* Names of enum sym_unwind_status in metadata ("proc.PID.NAME"). */
+extern const char *const collect_unwind_names[SYM_UNWIND_NR];
+
+struct collect {
+	struct latprof_bpf *skel;
+	struct symbolizer *sym;
+	struct ring_buffer *rb;
+	struct { struct bpf_link **items; size_t nr, alloc; } links;
+	struct { int *items; size_t nr, alloc; } perf_fds;
+	struct proc_images images;
+	struct proc_tree procs;		/* fork/exec/exit of the targets, absolute times */
+	struct stackagg *ustacks;	/* DWARF-unwound samples */
+	bool unwind_dwarf;
+	bool mode_cpu, mode_syscall, mode_offcpu;
+	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
+	bool raw_tp;			/* ... as raw_tp (tp_btf failed) */
+	bool in_flight_done;
+	uint32_t fast_slots;		/* blocks of the per-CPU syscall stats array */
+	pid_t command_pid;		/* generation 0 of it is latprof's fork */
+	collect_proc_fn proc_fn;	/* set: events go there, no snapshots */
+	void *proc_arg;
+	uint64_t in_flight_reported;
+	unsigned int freq_hz;
+	bool verbose;
+	bool requests, files, net;
+	uint32_t max_requests;
+	struct { struct request_raw *items; size_t nr, alloc; } reqs;
+	uint64_t reqs_dropped;		/* past max_requests */
+	uint64_t reqs_unanswered;	/* open at stop with no response yet */
+	struct iotrack io;
+};
+
+/*
+ * At stop, after detach: the connections and descriptors the kernel still
+ * holds become requests and file/peer I/O. 0 or -ENOMEM.
+ */
+int collect_track_flush(struct collect *c);
+
+#endif
