@@ -44,7 +44,8 @@ cleanup()
 	for p in $PIDS; do
 		kill "$p" 2>/dev/null
 	done
-	wait 2>/dev/null
+	# only these: a bare "wait" would also wait for the agent, still running
+	[ -z "$PIDS" ] || wait $PIDS 2>/dev/null
 }
 trap cleanup EXIT
 trap "exit 1" INT TERM
@@ -111,18 +112,23 @@ kill -TERM "$AGENT"
 wait "$AGENT"
 rc=$?
 
-# RSS swings with each profile's symbolizer: compare the mean of the first
-# minute after the warm-up with the mean of the last minute
-awk -F, -v w="$WARMUP" 'NR > 1 { t[NR] = $1; r[NR] = $2; n = NR; cpu = $3; el = $1
-		if ($1 >= w && $2 > max) max = $2 }
+# RSS swings with each profile's symbolizer (freed when the request ends):
+# the agent's own footprint is the floor between pulls, the lowest sample of
+# each minute. Growth compares the median floor of the 5 minutes after the
+# warm-up with that of the last 5 minutes (or of what the run has).
+awk -F, -v w="$WARMUP" 'NR > 1 { m = int($1 / 60); if (!(m in lo) || $2 < lo[m]) lo[m] = $2
+		if ($1 >= w && $2 > max) max = $2; cpu = $3; el = $1 }
+	function median(from, to,   i, n, v, j, k, t) {
+		for (i = from; i < to; i++) if (i in lo) v[++n] = lo[i]
+		for (j = 1; j <= n; j++) for (k = j + 1; k <= n; k++) if (v[k] < v[j]) { t = v[j]; v[j] = v[k]; v[k] = t }
+		return n ? v[int((n + 1) / 2)] : 0
+	}
 	END {
-		for (i = 2; i <= n; i++) {
-			if (t[i] >= w && t[i] < w + 60) { a += r[i]; na++ }
-			if (t[i] > el - 60) { b += r[i]; nb++ }
-		}
-		a = na ? a / na : 0; b = nb ? b / nb : 0
-		printf "rss mean over %d..%ds: %d KiB, over the last 60 s: %d KiB, growth %.1f%%; max after warm-up %d KiB\n",
-			w, w + 60, a, b, a ? (b - a) * 100 / a : 0, max
+		last = int(el / 60); first = int(w / 60); span = (last - first) / 2 < 5 ? int((last - first) / 2) : 5
+		if (span < 1) span = 1
+		a = median(first, first + span); b = median(last - span, last)
+		printf "rss floor (lowest sample of each minute), median of minutes %d..%d: %d KiB, of the last %d: %d KiB, growth %.1f%%; max after warm-up %d KiB\n",
+			first, first + span, a, span, b, a ? (b - a) * 100 / a : 0, max
 		printf "agent cpu: %.1f s in %d s (%.2f%% of one CPU)\n", cpu, el, el ? cpu * 100 / el : 0
 	}' "$OUT/rss.csv"
 read -r n bad < <(awk '{ n++; if ($2 != 200) bad++ } END { print n + 0, bad + 0 }' "$OUT/scrapes.log")
