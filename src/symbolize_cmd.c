@@ -5,12 +5,16 @@
  * the tools users know and benchmarked against them (bench/symbolize_speed.sh).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <gelf.h>
 
 #include "src/util.h"
 #include "src/verbs.h"
@@ -61,6 +65,72 @@ static void print_location(const struct symbolize_opts *o, const struct sym_loca
 	}
 }
 
+/* Do the @n entries of @entsize bytes at @off lie inside a file of @size bytes? */
+static bool table_fits(uint64_t off, uint64_t n, uint64_t entsize, uint64_t size)
+{
+	return off <= size && (!entsize || n <= (size - off) / entsize);
+}
+
+/* Do @e's header tables and the contents of every section lie inside the file? */
+static bool elf_fits(Elf *e, uint64_t size)
+{
+	Elf_Scn *scn = NULL;
+	size_t nsec, nph;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+
+	if (!gelf_getehdr(e, &eh) || elf_getshdrnum(e, &nsec) || elf_getphdrnum(e, &nph))
+		return false;
+	/* libelf counts no sections when their table is cut off: trust the header */
+	if (eh.e_shnum)
+		nsec = eh.e_shnum;
+	else if (eh.e_shoff && !nsec)
+		return false;
+	if (eh.e_phnum != PN_XNUM)
+		nph = eh.e_phnum;
+	if (!table_fits(eh.e_shoff, nsec, eh.e_shentsize, size) ||
+	    !table_fits(eh.e_phoff, nph, eh.e_phentsize, size))
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		if (sh.sh_type != SHT_NOBITS && !table_fits(sh.sh_offset, sh.sh_size, 1, size))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Is @path a whole ELF file? A truncated or damaged one is bad input, said
+ * so, rather than a file in which no address resolves. 0, -EINVAL with *why
+ * set, or -errno when it cannot be opened.
+ */
+static int elf_check(const char *path, const char **why)
+{
+	struct stat st;
+	Elf *e = NULL;
+	int fd, err = -EINVAL;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*why = "not a regular file";
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		goto out;
+	*why = "not an ELF file";
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF)
+		goto out;
+	*why = "truncated or corrupt ELF file";
+	if (elf_fits(e, st.st_size))
+		err = 0;
+out:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
 /* One address (hex, with or without 0x); 0 or -errno after a message. */
 static int symbolize_one(const struct symbolize_opts *o, struct symbolizer *s, const char *arg)
 {
@@ -96,6 +166,7 @@ int cmd_symbolize(int argc, char **argv)
 	struct symbolizer_opts so = { .no_kernel = true };
 	struct symbolize_opts o = { 0 };
 	struct symbolizer *s;
+	const char *why = NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	int c, err = 0;
@@ -128,8 +199,9 @@ int cmd_symbolize(int argc, char **argv)
 		pr_err("missing -e FILE");
 		return EXIT_STATUS_USAGE;
 	}
-	if (access(o.file, R_OK)) {
-		pr_err("cannot read %s: %s", o.file, strerror(errno));
+	err = elf_check(o.file, &why);
+	if (err) {
+		pr_err("cannot read %s: %s", o.file, err == -EINVAL ? why : strerror(-err));
 		return EXIT_STATUS_USAGE;
 	}
 	s = symbolizer_new(&so);
