@@ -17,7 +17,7 @@
 #     with fp; with dwarf >= 90% for spin and >= 70% for exec_chain: the
 #     user stack of a sample is unwound when it arrives, against the maps
 #     read then, and an image that has already been replaced by the next
-#     exec leaves its last samples unnamed (docs/troubleshooting.md,
+#     exec leaves its last samples unnamed (docs/design.md,
 #     "Reliability tests");
 #   - latprof's peak RSS (GNU time %M) under 300 MB.
 TEST_BUDGET_S=${TEST_BUDGET_S:-300}
