@@ -185,7 +185,7 @@ check-deps:
 	$(Q)tests/check-deps.sh
 
 # Reliability tests too long for CI (1,000 threads, a fork storm, an exec
-# chain; docs/design.md, "Reliability tests"): root, several minutes.
+# chain; docs/design.md, "Reliability tests"): root, about a minute.
 .PHONY: check-long
 check-long: latprof $(FIXTURE_BINS)
 	$(Q)TEST_TIMEOUT_S=330 tests/run.sh long $(wildcard tests/long/test_*.sh)
