@@ -4,6 +4,7 @@
  * in the output format of `eu-addr2line -f -i`, so it can be compared with
  * the tools users know and benchmarked against them (bench/symbolize_speed.sh).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -134,14 +135,17 @@ out:
 /* One address (hex, with or without 0x); 0 or -errno after a message. */
 static int symbolize_one(const struct symbolize_opts *o, struct symbolizer *s, const char *arg)
 {
+	size_t len = strcspn(arg, "\n");
 	const struct sym_location *loc;
 	uint64_t addr;
 	char *end;
 
 	errno = 0;
 	addr = strtoull(arg, &end, 16);
-	if (errno || end == arg || (*end && *end != '\n')) {
-		pr_err("invalid address '%s': want hexadecimal", arg);
+	/* strtoull would also take " 10" and "-1" (as 2^64 - 1) */
+	if (!isxdigit((unsigned char)*arg) || errno || (*end && *end != '\n')) {
+		/* one line, of bounded length, whatever was read */
+		pr_err("invalid address '%.*s': want hexadecimal", (int)(len < 64 ? len : 64), arg);
 		return -EINVAL;
 	}
 	loc = symbolizer_file(s, o->file, addr);
@@ -169,6 +173,7 @@ int cmd_symbolize(int argc, char **argv)
 	const char *why = NULL;
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t n;
 	int c, err = 0;
 
 	optind = 1;
@@ -213,9 +218,15 @@ int cmd_symbolize(int argc, char **argv)
 		for (; !err && optind < argc; optind++)
 			err = symbolize_one(&o, s, argv[optind]);
 	} else {
-		while (!err && getline(&line, &cap, stdin) > 0)
-			if (line[0] != '\n')
+		while (!err && (n = getline(&line, &cap, stdin)) > 0) {
+			/* a NUL would end the address early: "10\0junk" is not 0x10 */
+			if (memchr(line, '\0', n)) {
+				pr_err("invalid address: NUL byte in standard input");
+				err = -EINVAL;
+			} else if (line[0] != '\n') {
 				err = symbolize_one(&o, s, line);
+			}
+		}
 	}
 	free(line);
 	symbolizer_free(s);

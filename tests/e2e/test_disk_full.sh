@@ -63,5 +63,5 @@ done
 full_case flamegraph x.svg flamegraph "$real" -o "$full/x.svg"
 full_case timeline t.svg timeline "$real" -o "$full/t.svg"
 
-[ -z "$FAILED" ] || fail "$(echo $FAILED | wc -w) of $NCASES cases failed:$FAILED"
+[ -z "$FAILED" ] || fail "$(grep -o "([^)]*)" <<<"$FAILED" | wc -l) of $NCASES cases failed:$FAILED"
 pass "$NCASES writers exit 1 with 'No space left on device' and leave no file"

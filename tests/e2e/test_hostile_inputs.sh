@@ -16,7 +16,8 @@
 #   - ELF (symbolize -e): a fixture cut at 0, 3, 16, 64, 500 bytes, at half,
 #     100 bytes and 1 byte short of its end; section headers moved past the
 #     end; a directory, /dev/null, /proc/self/maps; and a copy with 2% of its
-#     bytes flipped (may resolve or not: exit 0 or 2);
+#     bytes flipped (may resolve or not: exit 0 or 2); addresses on stdin
+#     with a NUL, a minus sign, a leading space, junk, 300 KB in one line;
 #   - perf maps (record of jit_spin): /tmp/perf-PID.map replaced while
 #     latprof records by random bytes, by 1 MiB names, bad and 2^64-wrapping
 #     hex, NULs, and by the fixture's own line buried in that garbage (which
@@ -25,9 +26,10 @@
 #     non-ASCII, repeated keys, 100 KB parameters, out-of-range numbers, a raw
 #     request line with a NUL; then the agent must still answer /healthz and a
 #     valid profile request.
-# Expected: exit 2 with one line on stderr starting "latprof: " (HTTP: 400
-# or 414 with a reason), never a status >= 128 (signal), never a hang
-# (each call has a 30 s timeout), and no output file left behind.
+# Expected: exit 2 with one line (under 400 bytes) on stderr starting
+# "latprof: " (HTTP: 400 or 414 with a reason), never a status >= 128
+# (signal), never a hang (each call has a 30 s timeout), and no output file
+# left behind.
 TEST_BUDGET_S=${TEST_BUDGET_S:-100}	# ~35 s alone; room for a loaded CI machine
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve_lib.sh"
@@ -47,13 +49,14 @@ expect_bad()
 	local name=$1 want=$2 rc
 	shift 2
 	NCASES=$((NCASES + 1))
-	timeout -k 5 30 "$LATPROF" "$@" >"$WORKDIR/$name.stdout" 2>"$WORKDIR/$name.err"
+	timeout -k 5 30 "$LATPROF" "$@" <"${STDIN_FILE:-/dev/null}" >"$WORKDIR/$name.stdout" 2>"$WORKDIR/$name.err"
 	rc=$?
 	echo "$name: latprof $1 -> $rc: $(head -c 160 "$WORKDIR/$name.err" | tr '\n' ' ')" >>"$WORKDIR/cases.log"
 	if ! [[ $rc =~ ^($want)$ ]]; then
 		FAILED="$FAILED $name(exit $rc)"
 		info "$name: latprof $* exited $rc: $(head -c 300 "$WORKDIR/$name.err" | tr '\n' ' ')"
 	elif [ $rc != 0 ] && { [ "$(grep -c '' "$WORKDIR/$name.err")" != 1 ] ||
+		[ "$(wc -c <"$WORKDIR/$name.err")" -gt 400 ] ||
 		! grep -q '^latprof: ' "$WORKDIR/$name.err"; }; then
 		FAILED="$FAILED $name(stderr)"
 		diag_file "$name stderr" "$WORKDIR/$name.err" 3
@@ -157,6 +160,18 @@ expect_bad elf_procfile 2 symbolize -e /proc/self/maps "$addr"
 expect_bad elf_flipped "0|2" symbolize -e "$in/flipped.elf" "$addr"
 expect_bad elf_whole 0 symbolize -e "$elf" "$addr"
 grep -qx spin_work "$WORKDIR/elf_whole.stdout" || FAILED="$FAILED elf_whole(no spin_work)"
+# addresses on standard input: a NUL, a sign, a space, junk, a 300 KB line
+printf '%s\n' "$addr" "$addr" >"$in/ok.txt"
+printf '%s\0zz\n' "$addr" >"$in/nul.txt"
+printf -- '-1\n' >"$in/minus.txt"
+printf ' %s\n' "$addr" >"$in/space.txt"
+printf 'zz\n' >"$in/junk.txt"
+head -c 300000 /dev/zero | tr '\0' a >"$in/long.txt"
+for f in nul minus space junk long; do
+	STDIN_FILE=$in/$f.txt expect_bad "addr_stdin_$f" 2 symbolize -e "$elf"
+done
+STDIN_FILE=$in/ok.txt expect_bad addr_stdin_ok 0 symbolize -e "$elf"
+[ "$(grep -cx spin_work "$WORKDIR/addr_stdin_ok.stdout")" = 2 ] || FAILED="$FAILED addr_stdin_ok(output)"
 
 # --- perf maps, replaced while latprof records ---
 # perfmap_case NAME: record jit_spin 1.5 perf-map; once its map exists, the
@@ -250,6 +265,6 @@ NCASES=$((NCASES + 2))
 
 if [ -n "$FAILED" ]; then
 	tail -n 15 "$WORKDIR/cases.log" | sed 's/^/  | /'
-	fail "$(echo $FAILED | wc -w) of $NCASES cases failed:$FAILED"
+	fail "$(grep -o "([^)]*)" <<<"$FAILED" | wc -l) of $NCASES cases failed:$FAILED"
 fi
 pass "$NCASES hostile inputs: clear errors, no crash"
