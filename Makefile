@@ -186,6 +186,12 @@ check: latprof $(UNIT_BINS) $(FIXTURE_BINS) check-deps
 check-deps:
 	$(Q)tests/check-deps.sh
 
+# Reliability tests too long for CI (1,000 threads, a fork storm, an exec
+# chain; docs/design.md, "Reliability tests"): root, about a minute.
+.PHONY: check-long
+check-long: latprof $(FIXTURE_BINS)
+	$(Q)TEST_TIMEOUT_S=330 tests/run.sh long $(wildcard tests/long/test_*.sh)
+
 # libFuzzer target for symbolize/ (docs/fuzzing.md): the library's sources and
 # the src/ leaves they use, all built with clang and ASan+UBSan in their own
 # object tree. `make fuzz-run FUZZ_SECONDS=600` fuzzes a copy of the seed corpus.

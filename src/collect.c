@@ -408,6 +408,21 @@ static void select_programs(struct collect *c)
 	bpf_program__set_autoattach(s->progs.dump_in_flight, false);
 }
 
+/*
+ * @n, or less when the hidden LATPROF_DEBUG_MAX_ENTRIES=N caps it: the
+ * reliability tests shrink the sample, stack, syscall and process maps so that
+ * they overflow, to check that drops are counted and reported, never fatal.
+ */
+static uint32_t debug_max_entries(uint32_t n)
+{
+	const char *v = getenv("LATPROF_DEBUG_MAX_ENTRIES");
+	uint64_t cap;
+
+	if (v && !parse_u64(v, 1, UINT32_MAX, &cap) && cap < n)
+		return cap;
+	return n;
+}
+
 static int configure(struct collect *c, const struct collect_opts *o)
 {
 	struct latprof_bpf *s = c->skel;
@@ -446,22 +461,25 @@ static int configure(struct collect *c, const struct collect_opts *o)
 		strncpy((char *)s->rodata->cfg_comms[i], o->comms[i], LP_COMM_LEN - 1);
 	s->rodata->cfg_unwind_dwarf = o->unwind_dwarf;
 	s->rodata->cfg_stack_size = o->stack_size;
-	err = bpf_map__set_max_entries(s->maps.stacks, o->max_stacks);
+	err = bpf_map__set_max_entries(s->maps.stacks, debug_max_entries(o->max_stacks));
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustack_scratch, 2 * ncpu + 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustacks, o->ustack_ring_bytes);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.cpu_samples, o->max_samples);
+		err = bpf_map__set_max_entries(s->maps.cpu_samples,
+					       debug_max_entries(o->max_samples));
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.timed_samples, o->max_samples);
+		err = bpf_map__set_max_entries(s->maps.timed_samples,
+					       debug_max_entries(o->max_samples));
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.sys_stats, o->max_sys_stats);
+		err = bpf_map__set_max_entries(s->maps.sys_stats,
+					       debug_max_entries(o->max_sys_stats));
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.sys_fast, c->fast_slots ?
 					       c->fast_slots * LP_MAX_SYSCALL_NR : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.procs, o->max_procs);
+		err = bpf_map__set_max_entries(s->maps.procs, debug_max_entries(o->max_procs));
 	return err;
 }
 

@@ -22,6 +22,7 @@
 struct profile_idx {
 	struct hashmap functions;
 	struct hashmap locations;
+	struct hashmap meta;		/* key hash -> index + 1 in p->meta */
 };
 
 struct profile *profile_new(void)
@@ -65,6 +66,7 @@ void profile_free(struct profile *p)
 	if (p->idx) {
 		hashmap_release(&p->idx->functions);
 		hashmap_release(&p->idx->locations);
+		hashmap_release(&p->idx->meta);
 		free(p->idx);
 	}
 	strtab_free(p->strs);
@@ -221,20 +223,57 @@ out:
 	return err;
 }
 
+/* FNV-1a of @s, the index key of a metadata key. */
+static uint64_t meta_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/*
+ * The entry of @key, or NULL. A recording sets metadata for each of its
+ * processes, tens of thousands in a fork storm: a scan per key made writing
+ * them quadratic. The index holds the first key of each hash; only a key
+ * whose hash another key already holds is looked for by a scan.
+ */
+static struct profile_meta *meta_find(const struct profile *p, const char *key)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&p->idx->meta, NULL, meta_hash(key), 0));
+	size_t j;
+
+	if (!i)
+		return NULL;
+	if (!strcmp(p->meta.items[i - 1].key, key))
+		return &p->meta.items[i - 1];
+	for (j = 0; j < p->meta.nr; j++)
+		if (!strcmp(p->meta.items[j].key, key))
+			return &p->meta.items[j];
+	return NULL;
+}
+
 int profile_set_meta(struct profile *p, const char *key, const char *value)
 {
 	const char *k = profile_str(p, key), *v = profile_str(p, value);
-	size_t i;
+	struct profile_meta *m;
+	uint64_t h;
 
 	if (!k || !v)
 		return -ENOMEM;
-	for (i = 0; i < p->meta.nr; i++) {
-		if (p->meta.items[i].key == k) {
-			p->meta.items[i].value = v;
-			return 0;
-		}
+	m = meta_find(p, k);
+	if (m) {
+		m->value = v;
+		return 0;
 	}
 	if (array_grow(&p->meta, p->meta.nr + 1))
+		return -ENOMEM;
+	h = meta_hash(k);
+	if (!hashmap_get(&p->idx->meta, NULL, h, 0) &&
+	    hashmap_put(&p->idx->meta, NULL, h, 0, HASHMAP_NUM(p->meta.nr + 1)))
 		return -ENOMEM;
 	p->meta.items[p->meta.nr].key = k;
 	p->meta.items[p->meta.nr++].value = v;
@@ -251,12 +290,9 @@ int profile_set_meta_u64(struct profile *p, const char *key, uint64_t value)
 
 const char *profile_get_meta(const struct profile *p, const char *key)
 {
-	size_t i;
+	const struct profile_meta *m = meta_find(p, key);
 
-	for (i = 0; i < p->meta.nr; i++)
-		if (!strcmp(p->meta.items[i].key, key))
-			return p->meta.items[i].value;
-	return NULL;
+	return m ? m->value : NULL;
 }
 
 uint64_t profile_get_meta_u64(const struct profile *p, const char *key)

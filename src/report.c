@@ -305,6 +305,8 @@ static void print_losses(const struct report_opts *o, const struct profile *p)
 	}
 	if (!n)
 		printf("  none: every sample was recorded with its stacks\n");
+	else
+		printf("  the result is partial: the events counted above are missing from it\n");
 }
 
 static int report(struct report_opts *o, const struct profile *p, const char *path)

@@ -131,6 +131,63 @@ static bool authorized(struct serve *s, struct MHD_Connection *conn)
 	return secret_equal(h, s->o.token);
 }
 
+/* The parameters of a profile request; each may be given once. */
+static const char *const profile_params[] = {
+	"seconds", "hz", "min_duration_us", "pid", "comm", "weight",
+};
+
+struct query_scan {
+	unsigned int seen;	/* bit i: profile_params[i] was given */
+	const char *key;	/* the first parameter in error, NULL: none */
+	const char *what;	/* what is wrong with it */
+};
+
+/*
+ * MHD keeps the first of repeated keys and cuts a value at a %00: a request
+ * could mean something other than what it was read as. Reject both, and the
+ * bytes that have no business in a number or a name (so an error message
+ * never echoes them): control bytes anywhere, non-ASCII but in comm.
+ */
+static enum MHD_Result query_scan_one(void *cls, enum MHD_ValueKind kind, const char *key,
+				      size_t key_size, const char *value, size_t value_size)
+{
+	struct query_scan *q = cls;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(profile_params); i++)
+		if (!strcmp(key, profile_params[i]))
+			break;
+	if (i == ARRAY_SIZE(profile_params))
+		return MHD_YES;	/* not ours: ignored */
+	q->key = profile_params[i];
+	if (q->seen & 1u << i) {
+		q->what = "given more than once";
+		return MHD_NO;
+	}
+	q->seen |= 1u << i;
+	for (j = 0; value && j < value_size; j++) {
+		unsigned char c = value[j];
+
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && strcmp(key, "comm"))) {
+			q->what = "has a control or non-ASCII byte";
+			return MHD_NO;
+		}
+	}
+	q->key = NULL;
+	return MHD_YES;
+}
+
+static int query_check(struct MHD_Connection *conn, char *why, size_t size)
+{
+	struct query_scan q = { 0 };
+
+	MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, query_scan_one, &q);
+	if (!q.key)
+		return 0;
+	snprintf(why, size, "invalid %s: %s", q.key, q.what);
+	return -EINVAL;
+}
+
 /* A numeric query parameter in [min, max]; absent keeps *out. */
 static int query_u64(struct MHD_Connection *conn, const char *key, uint64_t min, uint64_t max,
 		     uint64_t *out, char *why, size_t size)
@@ -226,7 +283,9 @@ static int parse_profile_req(struct serve *s, struct MHD_Connection *conn,
 		r->mode_cpu = r->mode_offcpu = false;
 		r->mode_syscall = true;
 	}
-	err = query_u64(conn, "seconds", 1, SERVE_PROFILE_MAX_S, &r->seconds, why, size);
+	err = query_check(conn, why, size);
+	if (!err)
+		err = query_u64(conn, "seconds", 1, SERVE_PROFILE_MAX_S, &r->seconds, why, size);
 	if (!err)
 		err = query_u64(conn, "hz", 1, 1000, &hz, why, size);
 	if (!err)

@@ -54,7 +54,7 @@ static int write_stdout(write_fn fn, void *arg)
 {
 	int err = fn(stdout, arg);
 
-	if (fflush(stdout) && !err)
+	if (fflush(stdout) && (!err || err == -EIO))
 		err = -errno;
 	return err;
 }
@@ -88,7 +88,8 @@ int write_file_atomic(const char *path, write_fn fn, void *arg)
 		goto out;
 	}
 	err = fn(f, arg);
-	if (fflush(f) && !err)
+	/* writers report a stream error as -EIO; flushing again says why (ENOSPC, EFBIG) */
+	if (fflush(f) && (!err || err == -EIO))
 		err = -errno;
 	if (fclose(f) && !err)
 		err = -errno;

@@ -51,7 +51,8 @@ typedef int (*write_fn)(FILE *f, void *arg);
  * Write a file completely or not at all: @fn writes into "PATH.tmp.XXXXXX" in
  * the same directory, which is renamed to @path only if @fn, fflush and fclose
  * all succeeded. "-" writes to stdout. Returns 0, @fn's negative error, or
- * -errno. On failure no file is left behind.
+ * -errno; a write error @fn reports as -EIO comes back as the errno the flush
+ * gives (-ENOSPC on a full disk). On failure no file is left behind.
  */
 int write_file_atomic(const char *path, write_fn fn, void *arg);
 

@@ -96,7 +96,7 @@ static int perfmap_parse_syms(struct perfmap *m, char *buf, struct strtab *strs)
  * in a container is not ours for it. Read it there, never following a
  * symlink out of that root; the host's /tmp only when the root is gone.
  */
-static int read_perfmap_file(int pid, char **buf)
+static int read_perfmap_file(int pid, char **buf, size_t *len)
 {
 	char path[64];
 	int fd;
@@ -108,7 +108,7 @@ static int read_perfmap_file(int pid, char **buf)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		fd = fd < 0 ? -errno : fd;
 	}
-	return fd < 0 ? fd : read_fd(fd, PERFMAP_MAX_BYTES, buf, NULL);
+	return fd < 0 ? fd : read_fd(fd, PERFMAP_MAX_BYTES, buf, len);
 }
 
 struct perfmap *perfmap_load_text(char *text, struct strtab *strs)
@@ -131,13 +131,18 @@ struct perfmap *perfmap_load(int pid, struct strtab *strs)
 {
 	struct perfmap *m;
 	char *buf = NULL;
+	size_t len = 0, i;
 	int err;
 
-	err = read_perfmap_file(pid, &buf);
+	err = read_perfmap_file(pid, &buf, &len);
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
+	/* a NUL (a damaged or half-written map) ends its line, not the whole file */
+	for (i = 0; i < len; i++)
+		if (!buf[i])
+			buf[i] = '\n';
 	m = perfmap_load_text(buf, strs);
 	err = errno;
 	free(buf);

@@ -17,8 +17,9 @@ struct perfmap;
 /*
  * Read the map of process @pid: /proc/PID/root/tmp/perf-PID.map while the
  * process lives (its /tmp may be a container's), else /tmp/perf-PID.map.
- * Names are interned in @strs. Returns the map, or NULL with errno set
- * (ENOENT: no such file or no symbol in it).
+ * Names are interned in @strs; lines that do not parse (a NUL ends a line)
+ * are skipped. Returns the map, or NULL with errno set (ENOENT: no such file
+ * or no symbol in it).
  */
 struct perfmap *perfmap_load(int pid, struct strtab *strs);
 

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Run unit test binaries and e2e scripts; print one line per test and a final
 # "N passed, M failed, K skipped". Exit 77 from a test means skipped; under
-# CI=true a skipped test counts as failed (CI has root and BPF).
+# CI=true a skipped test counts as failed (CI has root and BPF). Each test
+# gets TEST_TIMEOUT_S seconds (default 120).
 # usage: tests/run.sh SUITE TEST...
 set -u
 suite=$1; shift
 top=$(cd "$(dirname "$0")/.." && pwd)
+limit=${TEST_TIMEOUT_S:-120}
 pass=0 fail=0 skip=0
 failed=()
 for t in "$@"; do
@@ -15,8 +17,8 @@ for t in "$@"; do
 	log=$work/log
 	case $t in
 	*.sh) LATPROF=$top/latprof FIXTURES=$top/build/fixtures WORKDIR=$work \
-		timeout 120 bash "$t" >"$log" 2>&1 ;;
-	*) (cd "$work" && timeout 120 "$top/$t") >"$log" 2>&1 ;;
+		timeout "$limit" bash "$t" >"$log" 2>&1 ;;
+	*) (cd "$work" && timeout "$limit" "$top/$t") >"$log" 2>&1 ;;
 	esac
 	rc=$?
 	if [ $rc -eq 0 ]; then

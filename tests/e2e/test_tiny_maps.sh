@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Maps too small for the workload: drops are counted and reported, the
+# report says the result is partial, nothing crashes, record exits 0.
+#
+# The hidden LATPROF_DEBUG_MAX_ENTRIES=4 caps the stack, sample, syscall
+# statistics and process maps at 4 entries (src/collect.c). The workload is a
+# shell running `ls -R` a hundred times: many distinct kernel stacks and
+# (process, syscall) pairs, far more than 4.
+# Ground truth: the same workload recorded with the normal map sizes, whose
+# map-full lost.* counters are near 0 (a few kernel stack collisions). With
+# tiny maps their sum must be > 10 x that + 10, the recording still exits 0
+# with a complete profile (export and go tool pprof read it), record's
+# summary line mentions the losses, and `latprof report`'s "Lost and
+# dropped" section lists the non-zero counters and says the result is
+# partial (and says nothing of the kind for a profile without drops).
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+
+work='for i in $(seq 100); do ls -R /usr/lib/x86_64-linux-gnu >/dev/null; done'
+MAPFULL='kstack_collision|ustack_collision|samples_dropped_map_full|procs_dropped_map_full|syscall_stats_dropped_map_full|timed_dropped_map_full'
+
+# lost_sum PROFILE: the sum of the map-full lost.* counters.
+lost_sum()
+{
+	profile_meta "$1" | awk -F= -v re="^lost\\.($MAPFULL)\$" '$1 ~ re { s += $2 } END { print s + 0 }'
+}
+
+record_or_fail normal -F 499 -- sh -c "$work"
+LATPROF_DEBUG_MAX_ENTRIES=4 record_or_fail tiny -F 499 -- sh -c "$work"
+n_normal=$(lost_sum "$WORKDIR/normal.pb.gz")
+n_tiny=$(lost_sum "$WORKDIR/tiny.pb.gz")
+info "map-full drops: $n_normal with normal maps, $n_tiny with 4-entry maps"
+info "tiny: $(profile_meta "$WORKDIR/tiny.pb.gz" | grep '^lost\.' | grep -v '=0$' | tr '\n' ' ')"
+info "tiny: $(grep wrote "$WORKDIR/tiny.err")"
+[ "$n_tiny" -gt $((10 * n_normal + 10)) ] ||
+	fail "4-entry maps dropped $n_tiny, normal maps $n_normal: the debug cap did not apply"
+grep -q "lost (see 'latprof report')" "$WORKDIR/tiny.err" ||
+	{ diag_file "record stderr" "$WORKDIR/tiny.err"; fail "record's summary does not mention the losses"; }
+
+export_or_fail "$WORKDIR/tiny.pb.gz" "$WORKDIR/tiny.folded" --format folded
+[ "$(folded_sum "$WORKDIR/tiny.folded")" -gt 0 ] || fail "the tiny-map profile has no samples"
+lp_report "$WORKDIR/tiny.pb.gz" "$WORKDIR/tiny.report" || { diag_file "report stderr" "$WORKDIR/tiny.report.err"; fail "report of the tiny-map profile failed"; }
+sed -n '/^Lost and dropped/,/^$/p' "$WORKDIR/tiny.report" >"$WORKDIR/lost.txt"
+grep -q "the result is partial" "$WORKDIR/lost.txt" ||
+	{ diag_file "Lost and dropped" "$WORKDIR/lost.txt"; fail "the report does not say the result is partial"; }
+grep -Eq "^ +($MAPFULL) +[1-9]" "$WORKDIR/lost.txt" ||
+	{ diag_file "Lost and dropped" "$WORKDIR/lost.txt"; fail "the report lists no map-full counter"; }
+if have_go; then
+	go_pprof_top "$WORKDIR/tiny.pb.gz" "$WORKDIR/tiny.top" ||
+		{ diag_file "go tool pprof" "$WORKDIR/tiny.top"; fail "go tool pprof cannot read the tiny-map profile"; }
+fi
+# without drops the report says so, and nothing is called partial
+lp_report "$WORKDIR/normal.pb.gz" "$WORKDIR/normal.report" || fail "report of the normal profile failed"
+if [ "$n_normal" = 0 ] && grep -q "the result is partial" "$WORKDIR/normal.report"; then
+	fail "a profile without map-full drops is called partial"
+fi
+pass "$n_tiny map-full drops counted and reported (normal maps: $n_normal)"

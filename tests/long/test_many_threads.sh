@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A 1,000-thread target: no crash, bounded memory, every thread's work
+# symbolized, and what could not be kept is counted.
+#
+# Ground truth: threads_many 1000 5 runs 1000 threads at once (each burns
+# ~1 ms of CPU in thread_many_work, sleeps 10 ms, for 5 s) and prints how
+# many threads ran and its CPU time (getrusage).
+# Checks, `record -F 199`:
+#   - both modes: the samples taken (record's summary line) within +-10%
+#     of cpu time x 199;
+#   - --unwind fp: exit 0; samples in the profile within +-10% of cpu time x 199, >= 90%
+#     of them naming thread_many_work; one process;
+#   - --unwind dwarf (the default): exit 0; the samples kept plus
+#     lost.ustacks_lost (the copied-stack ring buffer overflows with 1000
+#     busy threads) reach >= 90% of cpu time x 199: nothing vanishes
+#     uncounted; the kept ones name thread_many_work (>= 90%);
+#   - latprof's peak RSS (GNU time %M, latprof and its reaped command; the
+#     command's own is ~10 MB) stays under 300 MB in both modes.
+TEST_BUDGET_S=${TEST_BUDGET_S:-300}
+. "$(dirname "$0")/../e2e/lib.sh"
+require_root_bpf
+require_fixture threads_many
+[ -x /usr/bin/time ] || skip "GNU time (/usr/bin/time) not installed"
+
+freq=199
+RSS_MAX_KB=$((300 * 1024))
+
+# run NAME UNWIND: record threads_many under GNU time; sets CPU, KEPT,
+# NAMED, RSS_KB, LOST.
+run()
+{
+	local name=$1 unwind=$2 rc
+	/usr/bin/time -f %M -o "$WORKDIR/$name.rss" timeout -k 5 120 "$LATPROF" record -F $freq \
+		--unwind "$unwind" -o "$WORKDIR/$name.pb.gz" -- "$FIXTURES/threads_many" 1000 5 \
+		>"$WORKDIR/$name.out" 2>"$WORKDIR/$name.err"
+	rc=$?
+	[ $rc = 0 ] || { diag_file "record stderr" "$WORKDIR/$name.err"; fail "$name: record exited $rc"; }
+	[ "$(kv "$WORKDIR/$name.out" "threads_many pid=" threads)" = 1000 ] ||
+		{ diag_file "command stdout" "$WORKDIR/$name.out"; fail "$name: threads_many did not run 1000 threads"; }
+	CPU=$(kv "$WORKDIR/$name.out" "threads_many pid=" cpu_ns)
+	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.folded" --format folded
+	KEPT=$(folded_sum "$WORKDIR/$name.folded" threads_many)
+	NAMED=$(folded_sum "$WORKDIR/$name.folded" threads_many thread_many_work)
+	LOST=$(profile_meta "$WORKDIR/$name.pb.gz" | awk -F= '$1 == "lost.ustacks_lost" { print $2 }')
+	RSS_KB=$(tail -n 1 "$WORKDIR/$name.rss")
+	EXP=$(calc "$CPU / 1e9 * $freq")
+	info "$name: cpu ${CPU} ns x $freq Hz = $EXP; kept $KEPT samples, $NAMED in thread_many_work, lost.ustacks_lost ${LOST:-0}; peak RSS $((RSS_KB / 1024)) MB"
+	info "$name: $(grep wrote "$WORKDIR/$name.err")"
+	TAKEN=$(sed -n 's/.*: \([0-9]*\) samples,.*/\1/p' "$WORKDIR/$name.err")
+	in_range "$(ratio "$TAKEN" "$EXP")" 0.9 1.1 || fail "$name: $TAKEN samples taken (summary), expected $EXP +-10%"
+	[ "$RSS_KB" -le $RSS_MAX_KB ] || fail "$name: peak RSS $RSS_KB KB over $RSS_MAX_KB KB"
+	in_range "$(ratio "$NAMED" "$KEPT")" 0.9 1 || { folded_top "$WORKDIR/$name.folded" threads_many 5; fail "$name: only $NAMED of $KEPT samples name thread_many_work"; }
+}
+
+run fp fp
+in_range "$(ratio "$KEPT" "$EXP")" 0.9 1.1 || fail "fp: $KEPT samples, expected $EXP +-10%"
+fp_rss=$RSS_KB
+run dwarf dwarf
+in_range "$(ratio "$((KEPT + ${LOST:-0}))" "$EXP")" 0.9 100 ||
+	fail "dwarf: $KEPT kept + ${LOST:-0} lost samples, expected >= 90% of $EXP"
+pass "fp: peak RSS $((fp_rss / 1024)) MB; dwarf: $KEPT kept + ${LOST:-0} counted lost of $EXP, peak RSS $((RSS_KB / 1024)) MB"

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * src/util write_file_atomic: a file is written completely or not at all.
+ * A write that fails part-way (here: past RLIMIT_FSIZE, as a full disk
+ * would) leaves neither the file nor its temporary behind, and the error is
+ * the one the kernel gave (-EFBIG), not the writer's generic -EIO.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "src/util.h"
+#include "tests/unit/check.h"
+
+/* Writes 1 MiB and, as every latprof writer does, reports a stream error as -EIO. */
+static int write_big(FILE *f, void *arg)
+{
+	static const char line[] = "0123456789abcdef0123456789abcdef0123456789abcdef012345678\n";
+	int i;
+
+	(void)arg;
+	for (i = 0; i < (1 << 20) / (int)(sizeof(line) - 1); i++)
+		fputs(line, f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+int main(void)
+{
+	struct rlimit rl;
+	char dir[] = "/tmp/latprof-unit-write.XXXXXX";
+	char path[64];
+	int err;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	CHECK(write_file_atomic(path, write_big, NULL) == 0);
+	CHECK(entries(dir) == 1);
+	CHECK(unlink(path) == 0);
+
+	/* beyond 64 KiB write(2) fails with EFBIG instead of raising SIGXFSZ */
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(getrlimit(RLIMIT_FSIZE, &rl) == 0);
+	rl.rlim_cur = 64 << 10;
+	CHECK(setrlimit(RLIMIT_FSIZE, &rl) == 0);
+	err = write_file_atomic(path, write_big, NULL);
+	CHECK(err == -EFBIG);
+	CHECK(entries(dir) == 0);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &rl);
+	rmdir(dir);
+	return check_exit();
+}
