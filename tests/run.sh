@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Run unit test binaries and e2e scripts; print one line per test and a final
 # "N passed, M failed, K skipped". Exit 77 from a test means skipped; under
-# CI=true a skipped test counts as failed (CI has root and BPF).
+# CI=true a skipped test counts as failed (CI has root and BPF). LATPROF and
+# FIXTURES, when set, name the program and fixture directory the e2e tests use
+# (the Makefile sets them: build-san/ under SANITIZE=1). TEST_WRAPPER, when
+# set, is a command the unit tests run under, with TEST_TIMEOUT seconds each
+# (default 120; `make check-valgrind`).
 # usage: tests/run.sh SUITE TEST...
 set -u
 suite=$1; shift
@@ -14,9 +18,9 @@ for t in "$@"; do
 	work=$(mktemp -d /tmp/latprof-test.XXXXXX)
 	log=$work/log
 	case $t in
-	*.sh) LATPROF=$top/latprof FIXTURES=$top/build/fixtures WORKDIR=$work \
+	*.sh) LATPROF=${LATPROF:-$top/latprof} FIXTURES=${FIXTURES:-$top/build/fixtures} WORKDIR=$work \
 		timeout 120 bash "$t" >"$log" 2>&1 ;;
-	*) (cd "$work" && timeout 120 "$top/$t") >"$log" 2>&1 ;;
+	*) (cd "$work" && timeout "${TEST_TIMEOUT:-120}" ${TEST_WRAPPER:-} "$top/$t") >"$log" 2>&1 ;;
 	esac
 	rc=$?
 	if [ $rc -eq 0 ]; then
