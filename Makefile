@@ -188,7 +188,7 @@ fixtures: $(FIXTURE_BINS)
 # are not ours.
 TEST_ENV := LATPROF=$(CURDIR)/$(PROG) FIXTURES=$(CURDIR)/$(BUILD)/fixtures
 ifeq ($(SANITIZE),1)
-TEST_ENV += ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+TEST_ENV += ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 endif
@@ -205,19 +205,27 @@ VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-k
 check-valgrind: $(UNIT_BINS)
 	$(Q)TEST_WRAPPER="$(VALGRIND)" TEST_TIMEOUT=600 tests/run.sh valgrind $(UNIT_BINS)
 
-check-e2e: $(PROG) $(FIXTURE_BINS)
-	$(Q)$(TEST_ENV) tests/run.sh e2e $(wildcard tests/e2e/test_*.sh)
+# End-to-end scripts: tests/e2e, and tests/safety (privileges; root too).
+E2E_TESTS := $(wildcard tests/e2e/test_*.sh tests/safety/test_*.sh)
 
-# One summary line for both suites; then the same suite again built with
-# ASan+UBSan (build-san/, `make check SANITIZE=1` runs only that one), unless
-# CHECK_SANITIZE=0.
-CHECK_SANITIZE ?= 1
+check-e2e: $(PROG) $(FIXTURE_BINS)
+	$(Q)$(TEST_ENV) tests/run.sh e2e $(E2E_TESTS)
+
+# One summary line for both suites. Then, unless CHECK_SAFETY=0 (or under
+# SANITIZE=1, which runs only the sanitized suite): the same suite built with
+# ASan+UBSan in build-san/, the unit tests under valgrind, and a replay of
+# every fuzz target's seeds (docs/security.md).
+CHECK_SAFETY ?= 1
 check: $(PROG) $(UNIT_BINS) $(FIXTURE_BINS) check-deps
-	$(Q)$(TEST_ENV) tests/run.sh all $(UNIT_BINS) $(wildcard tests/e2e/test_*.sh)
+	$(Q)$(TEST_ENV) tests/run.sh all $(UNIT_BINS) $(E2E_TESTS)
 ifneq ($(SANITIZE),1)
-ifneq ($(CHECK_SANITIZE),0)
-	@echo "check: the same suite with ASan+UBSan (build-san/)"
+ifneq ($(CHECK_SAFETY),0)
+	@echo "check: the same suite built with ASan+UBSan (build-san/)"
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 check
+	@echo "check: unit tests under valgrind"
+	$(Q)$(MAKE) --no-print-directory check-valgrind
+	@echo "check: fuzz targets, seed corpora replayed"
+	$(Q)$(MAKE) --no-print-directory check-fuzz
 endif
 endif
 
@@ -279,7 +287,7 @@ check-fuzz: fuzz
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
 	zlib1g-dev libprotobuf-c-dev libmicrohttpd-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
-	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev \
+	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev valgrind \
 	nginx-light wrk chromium prometheus libxml2-utils nodejs python3-fastapi python3-uvicorn \
 	python3-sklearn python3-flask python3-joblib gunicorn
 setup:
