@@ -207,6 +207,13 @@ check-valgrind: $(UNIT_BINS)
 
 # End-to-end scripts: tests/e2e, and tests/safety (privileges; root too).
 E2E_TESTS := $(wildcard tests/e2e/test_*.sh tests/safety/test_*.sh)
+# Left out of the sanitized run: test_symbolize_addr2line symbolizes latprof's
+# own binary and wants 99.5% agreement with eu-addr2line; ASan's instrumentation
+# reshapes the inline ranges of that binary, where the two disagree on about
+# 0.5% of addresses (docs/security.md). The normal run keeps it.
+ifeq ($(SANITIZE),1)
+E2E_TESTS := $(filter-out tests/e2e/test_symbolize_addr2line.sh,$(E2E_TESTS))
+endif
 
 check-e2e: $(PROG) $(FIXTURE_BINS)
 	$(Q)$(TEST_ENV) tests/run.sh e2e $(E2E_TESTS)
