@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for the folded-stack reader (flamegraph/folded.c), as
- * `latprof flamegraph --folded` and `latprof diff --folded` use it: byte 0
- * picks the flags (bit 0: FOLDED_FLAG_PAIRS) and the SVG mode, the rest is
- * the text. Whatever was parsed, even before an error, is written back as
- * folded text and drawn as an SVG to /dev/null. See docs/fuzzing.md.
+ * `latprof flamegraph --folded` and `latprof diff --folded` use it: in
+ * byte 0, bit 0 is FOLDED_FLAG_PAIRS, bits 1-2 the SVG mode (plain, hot/cold,
+ * diff), bits 3-5 inverted, normalized, process frames; the rest is the
+ * text. Whatever was parsed, even before an error, is written back as folded
+ * text and drawn as an SVG to /dev/null. See docs/fuzzing.md.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	mode = (data[0] >> 1) % 3;
+	mode = ((data[0] >> 1) & 3) % 3;
 	f = flame_new();
 	if (!f)
 		abort();
