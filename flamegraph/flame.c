@@ -191,7 +191,7 @@ static int stack_cmp(const void *a, const void *b)
 const struct flame_stack *flame_stacks(struct flame *f)
 {
 	if (!f->sorted && f->stacks.nr) {
-		qsort(f->stacks.items, f->stacks.nr, sizeof(*f->stacks.items), stack_cmp);
+		array_sort(f->stacks.items, f->stacks.nr, sizeof(*f->stacks.items), stack_cmp);
 		/* the hash slots point at old positions: rebuild them */
 		free(f->slots);
 		f->slots = NULL;

@@ -203,7 +203,7 @@ static int json_top_stacks(FILE *out, struct flame *f, size_t top)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		order[i] = &st[i];
-	qsort(order, n, sizeof(*order), cmp_weight_desc);
+	array_sort(order, n, sizeof(*order), cmp_weight_desc);
 	fputs(",\"top_stacks\":[", out);
 	for (i = 0; i < n && i < top; i++) {
 		fputs(i ? ",\n{\"frames\":[" : "\n{\"frames\":[", out);

@@ -170,7 +170,7 @@ static int prom_syscalls(FILE *out, const struct profile *p)
 
 	if (err || !st.nr)
 		goto out;
-	qsort(st.items, st.nr, sizeof(*st.items), cmp_sys);
+	array_sort(st.items, st.nr, sizeof(*st.items), cmp_sys);
 	prom_family(out, "latprof_syscall_duration_seconds", "histogram",
 		    "Time inside each syscall, every call counted, in the kernel's log2 buckets.");
 	for (i = 0; i < st.nr; i++) {
@@ -312,7 +312,7 @@ static int prom_tasks(FILE *out, const struct profile *p)
 
 	if (!err) {
 		if (t.nr)	/* qsort wants an array, even an empty one */
-			qsort(t.items, t.nr, sizeof(*t.items), cmp_task);
+			array_sort(t.items, t.nr, sizeof(*t.items), cmp_task);
 		prom_cpu(out, p, &t);
 		prom_offcpu(out, p, &t);
 	}

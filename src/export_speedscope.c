@@ -279,7 +279,8 @@ static int ss_group_add(struct ss *s, struct ss_group *g, uint64_t weight)
 	smp->frames = malloc(s->stack.nr ? s->stack.nr * sizeof(*smp->frames) : 1);
 	if (!smp->frames)
 		return -ENOMEM;
-	memcpy(smp->frames, s->stack.items, s->stack.nr * sizeof(*smp->frames));
+	if (s->stack.nr)	/* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(smp->frames, s->stack.items, s->stack.nr * sizeof(*smp->frames));
 	smp->nr = s->stack.nr;
 	smp->weight = weight;
 	g->samples.nr++;
@@ -415,9 +416,9 @@ static void ss_write(FILE *out, struct ss *s)
 	size_t i;
 
 	if (s->groups.nr)	/* qsort wants an array, even an empty one */
-		qsort(s->groups.items, s->groups.nr, sizeof(*s->groups.items), cmp_group);
+		array_sort(s->groups.items, s->groups.nr, sizeof(*s->groups.items), cmp_group);
 	for (i = 0; i < s->groups.nr; i++)
-		qsort_r(s->groups.items[i].samples.items, s->groups.items[i].samples.nr,
+		array_sort_r(s->groups.items[i].samples.items, s->groups.items[i].samples.nr,
 			sizeof(struct ss_sample), cmp_sample, s->frames.items);
 	fputs("{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\n", out);
 	fputs("\"exporter\":\"latprof " LATPROF_VERSION "\",\"name\":", out);

@@ -243,7 +243,7 @@ static int cmp_entry(const void *a, const void *b)
 void io_entries_sort(struct io_entry *items, size_t nr)
 {
 	if (nr)
-		qsort(items, nr, sizeof(*items), cmp_entry);
+		array_sort(items, nr, sizeof(*items), cmp_entry);
 }
 
 int iotrack_store(const struct iotrack *t, struct profile *p)

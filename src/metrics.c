@@ -424,9 +424,9 @@ int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *
 	for (i = 0; i < m->tasks.nr; i++)
 		tasks[i] = &m->tasks.items[i];
 	if (m->sys.nr)
-		qsort(sys, m->sys.nr, sizeof(*sys), cmp_sys);
+		array_sort(sys, m->sys.nr, sizeof(*sys), cmp_sys);
 	if (m->tasks.nr)
-		qsort(tasks, m->tasks.nr, sizeof(*tasks), cmp_task);
+		array_sort(tasks, m->tasks.nr, sizeof(*tasks), cmp_task);
 	write_sys(sys, m->sys.nr, out);
 	write_tasks(tasks, m->tasks.nr, a, out);
 	write_agent(a, out);

@@ -122,7 +122,7 @@ static int index_ids(struct pb_in *in, struct id_pair *pairs, size_t n, uint64_t
 {
 	size_t i;
 
-	qsort(pairs, n, sizeof(*pairs), cmp_u64);	/* id is the first member */
+	array_sort(pairs, n, sizeof(*pairs), cmp_u64);	/* id is the first member */
 	*ids = calloc(n + 1, sizeof(**ids));
 	*new_ids = calloc(n + 1, sizeof(**new_ids));
 	if (!*ids || !*new_ids)

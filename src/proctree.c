@@ -277,10 +277,17 @@ static int parse_memory(struct proc_info *pi, const char *v)
 	int n;
 
 	while (*q) {
-		pss = -1;
-		if (sscanf(q, "%llu:%llu:%lld%n", &t, &rss, &pss, &n) != 3 &&
-		    sscanf(q, "%llu:%llu:-%n", &t, &rss, &n) != 2)
-			break;
+		/*
+		 * sscanf counts conversions, not literals: "1:2:x" is 2 for the
+		 * second format too, without reaching %n. n < 0 says so.
+		 */
+		n = -1;
+		if (sscanf(q, "%llu:%llu:%lld%n", &t, &rss, &pss, &n) != 3 || n < 0) {
+			n = -1;
+			pss = -1;
+			if (sscanf(q, "%llu:%llu:-%n", &t, &rss, &n) != 2 || n < 0)
+				break;
+		}
 		if (array_grow(&pi->mem, pi->mem.nr + 1))
 			return -ENOMEM;
 		pi->mem.items[pi->mem.nr++] = (struct proc_mem_sample){ t, rss, pss };

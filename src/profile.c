@@ -209,8 +209,11 @@ int profile_add_sample(struct profile *p, const uint64_t *locs, size_t nr_locs,
 	s.values = calloc(p->types.nr ? p->types.nr : 1, sizeof(*s.values));
 	if (!s.locs || !s.values)
 		goto out;
-	memcpy(s.locs, locs, nr_locs * sizeof(*locs));
-	memcpy(s.values, values, p->types.nr * sizeof(*values));
+	/* a sample without a stack may come with locs == NULL: memcpy must not see it */
+	if (nr_locs)
+		memcpy(s.locs, locs, nr_locs * sizeof(*locs));
+	if (p->types.nr)
+		memcpy(s.values, values, p->types.nr * sizeof(*values));
 	err = copy_labels(p, &s, labels, nr_labels);
 	if (err)
 		goto out;

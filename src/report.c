@@ -149,7 +149,7 @@ static void print_functions(const struct report_opts *o, struct func_table *t, u
 	size_t i, n = t->nr;
 
 	/* sorting moves the stats: the name index is of no use afterwards */
-	qsort(t->items, n, sizeof(*t->items), cmp_self);
+	array_sort(t->items, n, sizeof(*t->items), cmp_self);
 	printf("\n%sTop functions by self %s%s\n", bold(o), o->weight, reset(o));
 	printf("  %7s %8s %7s %8s  %s\n", "self%", "self", "total%", "total", "function");
 	for (i = 0; i < n && i < o->top; i++) {
@@ -192,7 +192,7 @@ static int print_stacks(const struct report_opts *o, const struct profile *p,
 	}
 	for (i = 0; i < n; i++)
 		order[i] = &st[i];
-	qsort(order, n, sizeof(*order), cmp_stack_weight);
+	array_sort(order, n, sizeof(*order), cmp_stack_weight);
 	printf("\n%sTop stacks (leaf first)%s\n", bold(o), reset(o));
 	for (i = 0; i < n && i < o->stacks; i++) {
 		weight_str(o, order[i]->weight, wbuf, sizeof(wbuf));
@@ -309,7 +309,7 @@ static void print_losses(const struct report_opts *o, const struct profile *p)
 		printf("  the result is partial: the events counted above are missing from it\n");
 }
 
-static int report(struct report_opts *o, const struct profile *p, const char *path)
+int report_profile(struct report_opts *o, const struct profile *p, const char *path)
 {
 	struct func_table t = { 0 };
 	struct strtab *names;
@@ -414,7 +414,7 @@ int cmd_report(int argc, char **argv)
 	p = profile_load(path);
 	if (!p)
 		return EXIT_STATUS_USAGE;
-	err = report(&o, p, path);
+	err = report_profile(&o, p, path);
 	profile_free(p);
 	if (err == -EINVAL)
 		return EXIT_STATUS_USAGE;

@@ -18,6 +18,13 @@ struct report_opts {
 	bool color;
 };
 
+/*
+ * Print the whole report of @p (read from @path, named in the header) to
+ * stdout. o->weight NULL picks one from the profile's columns. 0, -EINVAL
+ * when the profile has no such weight, or -ENOMEM.
+ */
+int report_profile(struct report_opts *o, const struct profile *p, const char *path);
+
 /* Escape sequences for headings ("" without colour). */
 const char *bold(const struct report_opts *o);
 const char *reset(const struct report_opts *o);

@@ -67,7 +67,7 @@ static void print_slowest(const struct report_opts *o, struct requests *r, uint6
 	size_t i;
 	int j;
 
-	qsort(r->items, r->nr, sizeof(*r->items), cmp_duration_desc);
+	array_sort(r->items, r->nr, sizeof(*r->items), cmp_duration_desc);
 	printf("  slowest %u:\n", o->slowest < r->nr ? o->slowest : (unsigned int)r->nr);
 	printf("    %9s %7s %7s %7s %5s %6s %6s %6s %6s %6s %6s %6s %6s\n", "start", "latency",
 	       "pid", "tid", "fd", "in", "out", "cpu", "net", "file", "sync", "sleep", "other");

@@ -149,7 +149,7 @@ int report_syscalls(const struct report_opts *o, const struct profile *p)
 		err = merge_by_name(&st, &rows);
 	if (err || !rows.nr)
 		goto out;
-	qsort(rows.items, rows.nr, sizeof(*rows.items), cmp_total);
+	array_sort(rows.items, rows.nr, sizeof(*rows.items), cmp_total);
 	printf("\n%sSyscalls%s (every call; percentiles: mean of their log2 bucket)\n", bold(o),
 	       reset(o));
 	printf("  %-15s %-7s %8s %6s %5s %5s %5s %5s %5s %5s\n", "syscall", "class", "count",
@@ -300,7 +300,7 @@ int report_slow_sites(const struct report_opts *o, const struct profile *p)
 	for (i = 0; i < t.nr; i++)
 		total += t.items[i].total_ns;
 	/* sorting moves the sites: the name index is of no use afterwards */
-	qsort(t.items, t.nr, sizeof(*t.items), cmp_site);
+	array_sort(t.items, t.nr, sizeof(*t.items), cmp_site);
 	for (i = 0; i < t.nr && i < o->top; i++) {
 		const char *name = t.items[i].name;
 

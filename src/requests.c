@@ -177,7 +177,7 @@ static int compute_shared(const struct request_raw *raw, size_t nr, struct reque
 		pts[n++] = (struct req_point){ raw[i].pid, false, raw[i].start_ns, i };
 		pts[n++] = (struct req_point){ raw[i].pid, true, raw[i].end_ns, i };
 	}
-	qsort(pts, n, sizeof(*pts), cmp_point);
+	array_sort(pts, n, sizeof(*pts), cmp_point);
 	if (n)
 		share_segments(raw, pts, n, prefix, pos);
 	for (i = 0; i < nr; i++) {
@@ -246,7 +246,7 @@ static int cmp_start(const void *a, const void *b)
 void requests_sort_by_start(struct requests *r)
 {
 	if (r->nr)
-		qsort(r->items, r->nr, sizeof(*r->items), cmp_start);
+		array_sort(r->items, r->nr, sizeof(*r->items), cmp_start);
 }
 
 static void request_format(FILE *f, const struct request *r)
@@ -394,7 +394,7 @@ int requests_summarize(const struct requests *r, struct requests_summary *s)
 		s->unaccounted_ns += q->duration_ns - request_accounted_ns(q);
 		s->shared += !!(q->flags & REQUEST_SHARED);
 	}
-	qsort(lat, r->nr, sizeof(*lat), cmp_u64);
+	array_sort(lat, r->nr, sizeof(*lat), cmp_u64);
 	s->count = r->nr;
 	s->p50_ns = requests_quantile_ns(lat, r->nr, 0.50);
 	s->p95_ns = requests_quantile_ns(lat, r->nr, 0.95);

@@ -25,11 +25,10 @@
 #include "src/collect.h"
 #include "src/collectopts.h"
 #include "src/metrics.h"
+#include "src/serve_parse.h"
 
 #define SERVE_DEFAULT_PORT 6061
 #define SERVE_DEFAULT_MAX_SESSIONS 4
-#define SERVE_PROFILE_DEFAULT_S 30
-#define SERVE_PROFILE_MAX_S 300
 
 struct serve_opts {
 	const char *listen;		/* ADDR:PORT as given */
@@ -74,10 +73,6 @@ int serve_drain_locked(struct serve *s);
 int serve_write_metrics(struct serve *s, FILE *out);
 
 struct serve_http;
-struct sockaddr_storage;
-
-/* "ADDR:PORT" or "[ADDR6]:PORT" into @ss, *v6 set for the latter. 0 or -EINVAL. */
-int serve_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6);
 
 /*
  * Listen on s->o.listen and answer requests on background threads. Prints

@@ -29,27 +29,9 @@
 /* A connection idle this long is closed. */
 #define HTTP_IDLE_TIMEOUT_S 30
 
-enum http_endpoint {
-	HTTP_ENDPOINT_PROFILE,		/* /debug/pprof/profile */
-	HTTP_ENDPOINT_LATENCY,		/* /debug/pprof/latency */
-	HTTP_ENDPOINT_FLAMEGRAPH,	/* /flamegraph */
-};
-
 struct serve_http {
 	struct serve *s;
 	struct MHD_Daemon *d;
-};
-
-/* One profile request, its parameters checked. */
-struct http_profile_req {
-	enum http_endpoint ep;
-	uint64_t seconds;
-	pid_t pid;			/* 0: the agent's targets */
-	char comm[LP_COMM_LEN];		/* "": the agent's targets */
-	unsigned int freq_hz;
-	uint64_t min_duration_us;
-	const char *weight;		/* NULL: the endpoint's default */
-	bool mode_cpu, mode_syscall, mode_offcpu;
 };
 
 struct http_reply {
@@ -105,30 +87,13 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int statu
 	return send_reply(conn, &r);
 }
 
-/* Equal strings, in a time that depends only on their lengths, not on where they differ. */
-static bool secret_equal(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i;
-	unsigned char diff = la != lb;
-
-	for (i = 0; i < la; i++)
-		diff |= (unsigned char)a[i] ^ (unsigned char)b[i % (lb ? lb : 1)];
-	return !diff && la == lb;
-}
-
 static bool authorized(struct serve *s, struct MHD_Connection *conn)
 {
-	const char *h;
-
 	if (!s->o.token)
 		return true;
-	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!h || strncasecmp(h, "Bearer ", 7))
-		return false;
-	h += 7;
-	while (*h == ' ')
-		h++;
-	return secret_equal(h, s->o.token);
+	return serve_bearer_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							   MHD_HTTP_HEADER_AUTHORIZATION),
+			       s->o.token);
 }
 
 /* The parameters of a profile request; each may be given once. */
@@ -188,119 +153,38 @@ static int query_check(struct MHD_Connection *conn, char *why, size_t size)
 	return -EINVAL;
 }
 
-/* A numeric query parameter in [min, max]; absent keeps *out. */
-static int query_u64(struct MHD_Connection *conn, const char *key, uint64_t min, uint64_t max,
-		     uint64_t *out, char *why, size_t size)
+static const char *query_get(void *ctx, const char *key)
 {
-	const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
-
-	if (!v)
-		return 0;
-	if (parse_u64(v, min, max, out)) {
-		snprintf(why, size, "invalid %s '%.40s': want an integer in %llu..%llu", key, v,
-			 (unsigned long long)min, (unsigned long long)max);
-		return -EINVAL;
-	}
-	return 0;
+	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* Does weight @w have its columns in a recording with these collectors? */
-static const char *weight_needs(const char *w, const struct http_profile_req *r)
-{
-	if (!strcmp(w, "cpu") || !strcmp(w, "cpu-time") || !strcmp(w, "samples"))
-		return r->mode_cpu ? NULL : "cpu";
-	if (!strcmp(w, "latency") || !strcmp(w, "syscalls"))
-		return r->mode_syscall ? NULL : "syscall";
-	if (!strcmp(w, "offcpu"))
-		return r->mode_offcpu ? NULL : "offcpu";
-	if (!strcmp(w, "wall"))
-		return r->mode_cpu && r->mode_offcpu ? NULL : "cpu,offcpu";
-	return "";
-}
-
-static int parse_weight(struct MHD_Connection *conn, struct http_profile_req *r, char *why,
-			size_t size)
-{
-	const char *w = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "weight");
-	const char *needs;
-
-	if (!w)
-		return 0;
-	needs = weight_needs(w, r);
-	if (needs && !*needs) {
-		snprintf(why, size, "invalid weight '%.40s': want %s", w, PROFILE_WEIGHTS);
-		return -EINVAL;
-	}
-	if (needs) {
-		snprintf(why, size, "weight %s needs serve --mode %s", w, needs);
-		return -EINVAL;
-	}
-	r->weight = w;
-	return 0;
-}
-
-static int parse_target(struct MHD_Connection *conn, struct http_profile_req *r, char *why,
-			size_t size)
-{
-	const char *comm = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "comm");
-	uint64_t pid = 0;
-	int err = query_u64(conn, "pid", 1, 4194304, &pid, why, size);
-
-	if (err)
-		return err;
-	if (pid && kill(pid, 0) && errno == ESRCH) {
-		snprintf(why, size, "invalid pid %llu: no such process", (unsigned long long)pid);
-		return -EINVAL;
-	}
-	r->pid = pid;
-	if (comm && (!*comm || strlen(comm) >= LP_COMM_LEN)) {
-		snprintf(why, size, "invalid comm '%.40s': want 1..%d characters", comm,
-			 LP_COMM_LEN - 1);
-		return -EINVAL;
-	}
-	if (comm && pid) {
-		snprintf(why, size, "give pid or comm, not both");
-		return -EINVAL;
-	}
-	if (comm)
-		snprintf(r->comm, sizeof(r->comm), "%s", comm);
-	return 0;
-}
-
+/* The request's parameters (serve_parse.c), then whether its pid exists. */
 static int parse_profile_req(struct serve *s, struct MHD_Connection *conn,
-			     struct http_profile_req *r, char *why, size_t size)
+			     enum serve_endpoint ep, struct serve_profile_req *r, char *why,
+			     size_t size)
 {
-	uint64_t hz = s->o.freq_hz;
-	int err;
+	struct serve_req_defaults d = {
+		.freq_hz = s->o.freq_hz,
+		.min_duration_us = s->o.min_duration_us,
+		.mode_cpu = s->o.modes.cpu,
+		.mode_syscall = s->o.modes.syscall,
+		.mode_offcpu = s->o.modes.offcpu,
+	};
+	int err = query_check(conn, why, size);
 
-	r->seconds = SERVE_PROFILE_DEFAULT_S;
-	r->min_duration_us = s->o.min_duration_us;
-	r->mode_cpu = s->o.modes.cpu;
-	r->mode_syscall = s->o.modes.syscall;
-	r->mode_offcpu = s->o.modes.offcpu;
-	if (r->ep == HTTP_ENDPOINT_LATENCY) {
-		/* slow syscalls only: no sampling cost */
-		r->mode_cpu = r->mode_offcpu = false;
-		r->mode_syscall = true;
+	if (!err)
+		err = serve_query_parse(ep, &d, query_get, conn, r, why, size);
+
+	if (!err && r->pid && kill(r->pid, 0) && errno == ESRCH) {
+		snprintf(why, size, "invalid pid %llu: no such process",
+			 (unsigned long long)r->pid);
+		return -EINVAL;
 	}
-	err = query_check(conn, why, size);
-	if (!err)
-		err = query_u64(conn, "seconds", 1, SERVE_PROFILE_MAX_S, &r->seconds, why, size);
-	if (!err)
-		err = query_u64(conn, "hz", 1, 1000, &hz, why, size);
-	if (!err)
-		err = query_u64(conn, "min_duration_us", 0, 3600000000ULL, &r->min_duration_us,
-				why, size);
-	if (!err)
-		err = parse_target(conn, r, why, size);
-	if (!err && r->ep != HTTP_ENDPOINT_LATENCY)
-		err = parse_weight(conn, r, why, size);
-	r->freq_hz = hz;
 	return err;
 }
 
 /* Record @r into a new profile; NULL with *err set (-EINTR: the agent is stopping). */
-static struct profile *record_profile(struct serve *s, const struct http_profile_req *r,
+static struct profile *record_profile(struct serve *s, const struct serve_profile_req *r,
 				      int *err)
 {
 	const char *comms[1] = { r->comm };
@@ -372,7 +256,7 @@ static struct profile *record_profile(struct serve *s, const struct http_profile
 }
 
 /* @p in the endpoint's format into @reply. 0 or -errno. */
-static int render_profile(const struct http_profile_req *r, const struct profile *p,
+static int render_profile(const struct serve_profile_req *r, const struct profile *p,
 			  struct http_reply *reply)
 {
 	struct profile_weight w;
@@ -382,12 +266,12 @@ static int render_profile(const struct http_profile_req *r, const struct profile
 
 	if (!f)
 		return -errno;
-	if (r->ep == HTTP_ENDPOINT_LATENCY)
+	if (r->ep == SERVE_ENDPOINT_LATENCY)
 		wname = "latency";
-	else if (!wname && r->ep == HTTP_ENDPOINT_FLAMEGRAPH)
+	else if (!wname && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
 		wname = r->mode_cpu ? "cpu" : r->mode_syscall ? "latency" : "offcpu";
 	err = wname ? profile_weight_get(p, wname, &w) : 0;
-	if (!err && r->ep == HTTP_ENDPOINT_FLAMEGRAPH)
+	if (!err && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
 		err = flamegraph_write_profile(f, p, &w, 0);
 	else if (!err && wname)
 		err = export_pprof(f, p, &w);
@@ -398,7 +282,7 @@ static int render_profile(const struct http_profile_req *r, const struct profile
 	if (err)
 		return err;
 	reply->status = MHD_HTTP_OK;
-	if (r->ep == HTTP_ENDPOINT_FLAMEGRAPH) {
+	if (r->ep == SERVE_ENDPOINT_FLAMEGRAPH) {
 		reply->type = "image/svg+xml";
 	} else {
 		reply->type = "application/octet-stream";
@@ -430,15 +314,15 @@ static void session_put(struct serve *s)
 }
 
 static enum MHD_Result handle_profile(struct serve *s, struct MHD_Connection *conn,
-				      enum http_endpoint ep)
+				      enum serve_endpoint ep)
 {
-	struct http_profile_req r = { .ep = ep };
+	struct serve_profile_req r;
 	struct http_reply reply = { 0 };
 	struct profile *p;
 	char why[192];
 	int err;
 
-	if (parse_profile_req(s, conn, &r, why, sizeof(why)))
+	if (parse_profile_req(s, conn, ep, &r, why, sizeof(why)))
 		return send_text(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
 	if (!session_take(s))
 		return send_text(conn, MHD_HTTP_TOO_MANY_REQUESTS,
@@ -512,42 +396,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!strcmp(url, "/metrics"))
 		return handle_metrics(s, conn);
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return handle_profile(s, conn, HTTP_ENDPOINT_PROFILE);
+		return handle_profile(s, conn, SERVE_ENDPOINT_PROFILE);
 	if (!strcmp(url, "/debug/pprof/latency"))
-		return handle_profile(s, conn, HTTP_ENDPOINT_LATENCY);
-	return handle_profile(s, conn, HTTP_ENDPOINT_FLAMEGRAPH);
-}
-
-int serve_parse_listen(const char *arg, struct sockaddr_storage *ss, bool *v6)
-{
-	struct sockaddr_in *in = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-	const char *colon = strrchr(arg, ':');
-	char host[64];
-	uint64_t port;
-	size_t len;
-
-	if (!colon || parse_u64(colon + 1, 0, 65535, &port))
-		return -EINVAL;
-	len = colon - arg;
-	*v6 = len >= 2 && arg[0] == '[' && arg[len - 1] == ']';
-	if (*v6) {
-		arg++;
-		len -= 2;
-	}
-	if (len >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, arg, len);
-	host[len] = 0;
-	memset(ss, 0, sizeof(*ss));
-	if (*v6) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		return inet_pton(AF_INET6, host, &in6->sin6_addr) == 1 ? 0 : -EINVAL;
-	}
-	in->sin_family = AF_INET;
-	in->sin_port = htons(port);
-	return inet_pton(AF_INET, len ? host : "0.0.0.0", &in->sin_addr) == 1 ? 0 : -EINVAL;
+		return handle_profile(s, conn, SERVE_ENDPOINT_LATENCY);
+	return handle_profile(s, conn, SERVE_ENDPOINT_FLAMEGRAPH);
 }
 
 struct serve_http *serve_http_start(struct serve *s)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_SEC 1000000000ULL
@@ -44,6 +45,24 @@ void log_msg(enum log_level level, const char *fmt, ...)
 int array_grow_(void **items, size_t *alloc, size_t need, size_t size);
 #define array_grow(a, need) \
 	array_grow_((void **)&(a)->items, &(a)->alloc, (need), sizeof(*(a)->items))
+
+/*
+ * qsort() and qsort_r() that accept an empty array: glibc declares their base
+ * nonnull, and an array never grown has items == NULL. Cannot fail.
+ */
+static inline void array_sort(void *base, size_t nr, size_t size,
+			      int (*cmp)(const void *, const void *))
+{
+	if (nr)
+		qsort(base, nr, size, cmp);
+}
+
+static inline void array_sort_r(void *base, size_t nr, size_t size,
+				int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	if (nr)
+		qsort_r(base, nr, size, cmp, arg);
+}
 
 typedef int (*write_fn)(FILE *f, void *arg);
 

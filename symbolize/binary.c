@@ -394,7 +394,7 @@ static int binary_load_syms(struct binary *b)
 	}
 	syms = b->syms.items;
 	if (b->syms.nr > 1)
-		qsort(syms, b->syms.nr, sizeof(*syms), binary_sym_cmp);
+		array_sort(syms, b->syms.nr, sizeof(*syms), binary_sym_cmp);
 	for (i = 0; i < b->syms.nr; i++) {
 		if (n && syms[n - 1].start == syms[i].start)
 			continue;	/* an alias of a better name */
@@ -472,7 +472,7 @@ static int binary_load_cus(struct binary *b)
 			return err;
 	}
 	if (b->cus.nr > 1)
-		qsort(b->cus.items, b->cus.nr, sizeof(*b->cus.items), binary_cu_cmp);
+		array_sort(b->cus.items, b->cus.nr, sizeof(*b->cus.items), binary_cu_cmp);
 	return 0;
 }
 

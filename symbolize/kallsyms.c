@@ -210,7 +210,7 @@ static void kallsyms_finish(struct kallsyms *k)
 	uint64_t end;
 	size_t i, n = 0;
 
-	qsort(syms, k->syms.nr, sizeof(*syms), ksym_cmp);
+	array_sort(syms, k->syms.nr, sizeof(*syms), ksym_cmp);
 	for (i = 0; i < k->syms.nr; i++) {
 		if (n && syms[n - 1].addr == syms[i].addr)
 			continue;

@@ -81,7 +81,7 @@ static int perfmap_parse_syms(struct perfmap *m, char *buf, struct strtab *strs)
 			return err;
 	}
 	if (m->syms.nr > 1)
-		qsort(m->syms.items, m->syms.nr, sizeof(*m->syms.items), perfmap_sym_cmp);
+		array_sort(m->syms.items, m->syms.nr, sizeof(*m->syms.items), perfmap_sym_cmp);
 	for (i = 0; i < m->syms.nr; i++) {
 		if (n && m->syms.items[n - 1].start == m->syms.items[i].start)
 			continue;

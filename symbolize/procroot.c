@@ -24,6 +24,16 @@ int root_open(int rootfd, const char *path)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+bool root_open_supported(void)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC };
+	long fd = syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || errno != ENOSYS;
+}
+
 int proc_root_open(int pid, const char *path)
 {
 	char root[32];

@@ -7,12 +7,21 @@
 #ifndef LATPROF_SYMBOLIZE_PROCROOT_H
 #define LATPROF_SYMBOLIZE_PROCROOT_H
 
+#include <stdbool.h>
+
 /*
  * Open @path read-only below directory @rootfd as if @rootfd were "/":
  * absolute symlinks and ".." stay inside it (openat2 RESOLVE_IN_ROOT), magic
  * links are refused. Returns the descriptor or -errno.
  */
 int root_open(int rootfd, const char *path);
+
+/*
+ * Does this system have openat2 (Linux 5.6)? Without it root_open() fails
+ * with -ENOSYS: nothing is read inside a process's root rather than risk
+ * following its links out. (valgrind 3.19 does not know the syscall either.)
+ */
+bool root_open_supported(void);
 
 /*
  * Open @path as process @pid sees it. Returns the descriptor, -errno for the

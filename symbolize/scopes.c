@@ -106,7 +106,7 @@ struct scope_index *scope_index_build(Dwarf_Die *cudie)
 		goto fail;
 	for (i = 0; i < x->r.nr; i++)
 		x->by_lo[i] = i;
-	qsort_r(x->by_lo, x->r.nr, sizeof(*x->by_lo), cmp_lo, x);
+	array_sort_r(x->by_lo, x->r.nr, sizeof(*x->by_lo), cmp_lo, x);
 	return x;
 fail:
 	scope_index_free(x);

@@ -361,7 +361,7 @@ static int process_read_maps(struct symbolizer *s, struct sym_process *p, char *
 			return err;
 	}
 	if (p->maps.nr > 1)
-		qsort(p->maps.items, p->maps.nr, sizeof(*p->maps.items), proc_map_cmp);
+		array_sort(p->maps.items, p->maps.nr, sizeof(*p->maps.items), proc_map_cmp);
 	return 0;
 }
 

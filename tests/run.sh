@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Run unit test binaries and e2e scripts; print one line per test and a final
 # "N passed, M failed, K skipped". Exit 77 from a test means skipped; under
-# CI=true a skipped test counts as failed (CI has root and BPF). Each test
-# gets TEST_TIMEOUT_S seconds (default 120).
+# CI=true a skipped test counts as failed (CI has root and BPF). LATPROF and
+# FIXTURES, when set, name the program and fixture directory the e2e tests use
+# (the Makefile sets them: build-san/ under SANITIZE=1). TEST_WRAPPER, when
+# set, is a command the unit tests run under (`make check-valgrind`). Each
+# test gets TEST_TIMEOUT_S seconds (default 120).
 # usage: tests/run.sh SUITE TEST...
 set -u
 suite=$1; shift
@@ -16,9 +19,9 @@ for t in "$@"; do
 	work=$(mktemp -d /tmp/latprof-test.XXXXXX)
 	log=$work/log
 	case $t in
-	*.sh) LATPROF=$top/latprof FIXTURES=$top/build/fixtures WORKDIR=$work \
+	*.sh) LATPROF=${LATPROF:-$top/latprof} FIXTURES=${FIXTURES:-$top/build/fixtures} WORKDIR=$work \
 		timeout "$limit" bash "$t" >"$log" 2>&1 ;;
-	*) (cd "$work" && timeout "$limit" "$top/$t") >"$log" 2>&1 ;;
+	*) (cd "$work" && timeout "$limit" ${TEST_WRAPPER:-} "$top/$t") >"$log" 2>&1 ;;
 	esac
 	rc=$?
 	if [ $rc -eq 0 ]; then

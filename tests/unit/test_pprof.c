@@ -135,9 +135,38 @@ static void test_corrupt(void)
 	profile_free(p);
 }
 
+/*
+ * A sample with no stack, given as (NULL, 0) as collect.c does for a request
+ * without user frames (the SANITIZE=1 build caught a memcpy from NULL there),
+ * and a profile without sample types.
+ */
+static void test_empty_sample(void)
+{
+	struct profile *p = profile_new(), *q = NULL;
+	int64_t v[1] = { 7 };
+	const char *why = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(p && profile_add_sample(p, NULL, 0, NULL, NULL, 0) == 0);
+	CHECK(p->samples.nr == 1 && p->samples.items[0].nr_locs == 0);
+	CHECK(profile_add_type(p, PROFILE_TYPE_SAMPLES, "count") == 0);
+	CHECK(profile_add_sample(p, NULL, 0, v, NULL, 0) == 0);
+	CHECK(p->samples.items[1].values[0] == 7);
+	f = open_memstream(&buf, &len);
+	CHECK(f && pprof_write(p, f) == 0);
+	fclose(f);
+	CHECK(pprof_read_mem(buf, len, &q, &why) == 0 && q && q->samples.nr == 2);
+	free(buf);
+	profile_free(q);
+	profile_free(p);
+}
+
 int main(void)
 {
 	test_roundtrip();
+	test_empty_sample();
 	test_corrupt();
 	return check_exit();
 }

@@ -68,8 +68,40 @@ static void check_tree(void)
 	profile_free(p);
 }
 
+/*
+ * Memory samples cut short: "1:2:x" matches two numbers of either format but
+ * not the third field, so sscanf never reached %n (found by fuzz_pprof: the
+ * parser then skipped an uninitialized count of bytes; valgrind and
+ * `make check-fuzz`, which replays the crashing input, catch it).
+ */
+static void check_bad_memory(void)
+{
+	static const char *const values[] = { "1:2:x", "1:2:", "1:2", "5:6:-,7:8:9,1:2:x,3:4:5",
+					      "5:6:-x", "" };
+	static const size_t want[] = { 0, 0, 0, 2, 1, 0 };
+	struct proc_tree t;
+	struct profile *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		p = profile_new();
+		CHECK(p && !profile_set_meta(p, "process.1", "pid=7 ppid=1") &&
+		      !profile_set_meta(p, "process.1.memory", values[i]));
+		proc_tree_init(&t, 0, 0);
+		CHECK(proc_tree_load(&t, p) == 0 && t.procs.nr == 1);
+		CHECK(t.procs.nr == 1 && t.procs.items[0].mem.nr == want[i]);
+		if (want[i] == 2)
+			CHECK(t.procs.items[0].mem.items[0].pss_kb == -1 &&
+			      t.procs.items[0].mem.items[1].pss_kb == 9 &&
+			      t.procs.items[0].mem.items[1].rss_kb == 8);
+		proc_tree_release(&t);
+		profile_free(p);
+	}
+}
+
 int main(void)
 {
 	check_tree();
+	check_bad_memory();
 	return check_exit();
 }

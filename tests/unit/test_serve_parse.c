@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* src/serve_parse: profile request parameters, bearer tokens and --listen addresses. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/serve_parse.h"
+#include "tests/unit/check.h"
+
+/* Query parameters as a NULL-terminated array of key, value pairs. */
+static const char *get_pair(void *ctx, const char *key)
+{
+	const char *const *kv = ctx;
+
+	for (; kv[0]; kv += 2)
+		if (!strcmp(kv[0], key))
+			return kv[1];
+	return NULL;
+}
+
+static const struct serve_req_defaults defaults = {
+	.freq_hz = 99, .min_duration_us = 1000, .mode_cpu = true, .mode_syscall = true,
+};
+
+static int parse(enum serve_endpoint ep, const char *const *kv, struct serve_profile_req *r,
+		 char *why, size_t size)
+{
+	why[0] = 0;
+	return serve_query_parse(ep, &defaults, get_pair, (void *)kv, r, why, size);
+}
+
+static void test_query(void)
+{
+	const char *none[] = { NULL };
+	const char *all[] = { "seconds", "5", "hz", "1000", "min_duration_us", "0", "comm", "nginx",
+			      "weight", "latency", NULL };
+	const char *both[] = { "pid", "1", "comm", "x", NULL };
+	const char *long_comm[] = { "comm", "0123456789abcdef", NULL };
+	const char *bad_hz[] = { "hz", "1001", NULL };
+	const char *neg[] = { "seconds", "-1", NULL };
+	const char *off[] = { "weight", "offcpu", NULL };
+	const char *junk[] = { "weight", "cpu\n", NULL };
+	struct serve_profile_req r;
+	char why[192];
+
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, none, &r, why, sizeof(why)) == 0);
+	CHECK(r.seconds == SERVE_PROFILE_DEFAULT_S && r.freq_hz == 99 && r.min_duration_us == 1000);
+	CHECK(r.mode_cpu && r.mode_syscall && !r.mode_offcpu && !r.pid && !r.comm[0] && !r.weight);
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, all, &r, why, sizeof(why)) == 0);
+	CHECK(r.seconds == 5 && r.freq_hz == 1000 && r.min_duration_us == 0);
+	CHECK_STR(r.comm, "nginx");
+	CHECK_STR(r.weight, "latency");
+	/* latency: slow syscalls only, and the weight is its own */
+	CHECK(parse(SERVE_ENDPOINT_LATENCY, off, &r, why, sizeof(why)) == 0);
+	CHECK(!r.mode_cpu && r.mode_syscall && !r.mode_offcpu && !r.weight);
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, off, &r, why, sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "weight offcpu needs serve --mode offcpu");
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, both, &r, why, sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "give pid or comm, not both");
+	CHECK(parse(SERVE_ENDPOINT_FLAMEGRAPH, long_comm, &r, why, sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "invalid comm '0123456789abcdef': want 1..15 characters");
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, bad_hz, &r, why, sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "invalid hz '1001': want an integer in 1..1000");
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, neg, &r, why, sizeof(why)) == -EINVAL);
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, junk, &r, why, sizeof(why)) == -EINVAL);
+	/* a short buffer truncates the reason, never overflows */
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, bad_hz, &r, why, 8) == -EINVAL && strlen(why) == 7);
+}
+
+static void test_bearer(void)
+{
+	CHECK(serve_bearer_ok("Bearer s3cret", "s3cret"));
+	CHECK(serve_bearer_ok("bearer   s3cret", "s3cret"));
+	CHECK(!serve_bearer_ok("Bearer s3cre", "s3cret"));
+	CHECK(!serve_bearer_ok("Bearer s3cret2", "s3cret"));
+	CHECK(!serve_bearer_ok("Basic s3cret", "s3cret"));
+	CHECK(!serve_bearer_ok("Bearer", "s3cret"));
+	CHECK(!serve_bearer_ok(NULL, "s3cret"));
+	CHECK(!serve_bearer_ok("Bearer ", "s3cret"));
+}
+
+static void test_listen(void)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	bool v6;
+
+	CHECK(serve_parse_listen("127.0.0.1:6061", &ss, &v6) == 0 && !v6);
+	CHECK(in->sin_family == AF_INET && ntohs(in->sin_port) == 6061 &&
+	      in->sin_addr.s_addr == htonl(INADDR_LOOPBACK));
+	CHECK(serve_parse_listen(":80", &ss, &v6) == 0 && !v6 && in->sin_addr.s_addr == 0);
+	CHECK(serve_parse_listen("[::1]:0", &ss, &v6) == 0 && v6);
+	CHECK(in6->sin6_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr));
+	CHECK(serve_parse_listen("[]:80", &ss, &v6) == -EINVAL);
+	CHECK(serve_parse_listen("[:80", &ss, &v6) == -EINVAL);
+	CHECK(serve_parse_listen("localhost:80", &ss, &v6) == -EINVAL);
+	CHECK(serve_parse_listen("1.2.3.4:65536", &ss, &v6) == -EINVAL);
+	CHECK(serve_parse_listen("1.2.3.4", &ss, &v6) == -EINVAL);
+	CHECK(serve_parse_listen("", &ss, &v6) == -EINVAL);
+}
+
+int main(void)
+{
+	test_query();
+	test_bearer();
+	test_listen();
+	return check_exit();
+}
