@@ -48,7 +48,7 @@ LDFLAGS += $(SAN_FLAGS)
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(BUILD) -I$(BUILD)/proto -D_GNU_SOURCE -MMD -MP \
 	-DLATPROF_VERSION='"$(VERSION)"'
-LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm
+LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm -lyaml
 # serve's HTTP server, linked into the program only
 PROG_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 
@@ -258,7 +258,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,unde
 	-DLATPROF_VERSION='"$(VERSION)"'
 FUZZ_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/proto/profile.pb-c.o
 FUZZ_LIB := $(BUILD)/fuzz/liblatprof.a
-FUZZ_TARGETS ?= symbolize pprof folded perfmap serve_query
+FUZZ_TARGETS ?= symbolize pprof folded perfmap serve_query config
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_LIBS_serve_query := -lmicrohttpd
 FUZZ_SECONDS ?= 60
@@ -299,7 +299,7 @@ check-fuzz: fuzz
 	$(Q)BUILD=$(BUILD) tests/fuzz/run.sh 0 $(FUZZ_TARGETS)
 
 # Everything the build, the tests and the benchmarks need, from Debian.
-DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev \
+DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
 	zlib1g-dev libprotobuf-c-dev libmicrohttpd-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev valgrind \

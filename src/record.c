@@ -5,6 +5,7 @@
  * then symbolize and write the profile (temporary name + rename).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 
 #include "src/collect.h"
 #include "src/collectopts.h"
+#include "src/config.h"
 #include "src/record_output.h"
 #include "src/pprof.h"
 #include "src/sampler.h"
@@ -109,6 +111,8 @@ static const char record_usage[] =
 	"      --debug-dir DIR      also look for separate debuginfo under DIR, like\n"
 	"                           /usr/lib/debug: DIR/.build-id/xx/yyyy.debug and the\n"
 	"                           .gnu_debuglink file in DIR/<binary's dir>/ (repeatable)\n"
+	"      --config FILE        YAML file of these long options (key: value, lists for\n"
+	"                           lists); options on the command line override it\n"
 	"  -o, --output FILE        output (default latprof.pb.gz); the extension picks the\n"
 	"                           format: .pb.gz (the full profile), .folded,\n"
 	"                           .speedscope.json, .json, .prom (as 'latprof export')\n"
@@ -209,39 +213,45 @@ static int check_output(const char *path)
 	return err;
 }
 
+static const struct option record_longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "unwind", required_argument, NULL, 'U' },
+	{ "stack-size", required_argument, NULL, 'S' },
+	{ "mode", required_argument, NULL, 'M' },
+	{ "syscalls", required_argument, NULL, 'Y' },
+	{ "min-duration", required_argument, NULL, 'D' },
+	{ "min-block", required_argument, NULL, 'B' },
+	{ "debug-dir", required_argument, NULL, 'G' },
+	{ "weight", required_argument, NULL, 'W' },
+	{ "interval", required_argument, NULL, 'I' },
+	{ "requests", no_argument, NULL, 'R' },
+	{ "max-requests", required_argument, NULL, 'X' },
+	{ "files", no_argument, NULL, 'L' },
+	{ "net", no_argument, NULL, 'N' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "config", required_argument, NULL, 'C' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Keys a --config file may not use, and those given once per list item. */
+static const char *const config_refused[] = { "config", "help", NULL };
+static const char *const config_repeated[] = { "comm", "debug-dir", NULL };
+
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "unwind", required_argument, NULL, 'U' },
-		{ "stack-size", required_argument, NULL, 'S' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "syscalls", required_argument, NULL, 'Y' },
-		{ "min-duration", required_argument, NULL, 'D' },
-		{ "min-block", required_argument, NULL, 'B' },
-		{ "debug-dir", required_argument, NULL, 'G' },
-		{ "weight", required_argument, NULL, 'W' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "requests", no_argument, NULL, 'R' },
-		{ "max-requests", required_argument, NULL, 'X' },
-		{ "files", no_argument, NULL, 'L' },
-		{ "net", no_argument, NULL, 'N' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t v;
 	int c, ntargets;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:aF:d:o:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:aF:d:o:qvh", record_longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (collectopts_parse_pids(optarg, &o->pids))
@@ -327,6 +337,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'N':
 			o->net = true;
 			break;
+		case 'C':
+			break;	/* read before the command line (expand_config) */
 		case 'q':
 			o->quiet = true;
 			log_level = LOG_LEVEL_ERROR;
@@ -755,6 +767,61 @@ static int finish(struct record_run *r, int argc, char **argv)
 	return err;
 }
 
+/* The FILE of the first --config before "--", or NULL. */
+static const char *config_path(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strncmp(argv[i], "--config=", 9))
+			return argv[i] + 9;
+		if (!strcmp(argv[i], "--config"))
+			return i + 1 < argc ? argv[i + 1] : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * With --config FILE: a new argv in @av, the options the file stands for
+ * placed before the command line's own, which therefore override them
+ * (lists such as --pid accumulate). Strings are owned by @cfg, the array
+ * by the caller. 0, or -EINVAL after printing where the file is wrong.
+ */
+static int expand_config(int argc, char **argv, struct config_args *cfg, char ***av, int *ac)
+{
+	const char *path = config_path(argc, argv);
+	struct config_error e;
+	char *buf = NULL;
+	size_t len = 0;
+	int err, fd, i;
+
+	*av = NULL;
+	if (!path)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : read_fd(fd, CONFIG_MAX_BYTES, &buf, &len);
+	if (err) {
+		pr_err("cannot read --config %s: %s", path, strerror(-err));
+		return -EINVAL;
+	}
+	err = config_parse(buf, len, record_longopts, config_refused, config_repeated, cfg, &e);
+	free(buf);
+	if (err == -EINVAL)
+		pr_err("--config %s:%zu: %s", path, e.line, e.reason);
+	if (!err)
+		*av = calloc(argc + cfg->nr + 1, sizeof(**av));
+	if (!err && !*av)
+		err = -ENOMEM;
+	if (err)
+		return -EINVAL;
+	(*av)[0] = argv[0];
+	memcpy(*av + 1, cfg->items, cfg->nr * sizeof(**av));
+	for (i = 1; i < argc; i++)
+		(*av)[cfg->nr + i] = argv[i];
+	*ac = argc + cfg->nr;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .freq_hz = 99, .out.path = DEFAULT_OUTPUT, .unwind_dwarf = true,
@@ -763,11 +830,15 @@ int cmd_record(int argc, char **argv)
 				 .min_block_us = 1000, .interval_s = 1, .max_requests = 100000 };
 	struct record_run r = { .o = &o, .child = { .pid = -1, .release_fd = -1,
 						    .error_fd = -1 } };
-	int err, status = EXIT_STATUS_USAGE;
+	struct config_args cfg = { 0 };
+	char **cargv = NULL;
+	int err, cargc = 0, status = EXIT_STATUS_USAGE;
 
 	r.start_ns = now_ns();
 	r.start_wall_ns = wall_ns();
-	if (parse_record_args(argc, argv, &o))
+	if (expand_config(argc, argv, &cfg, &cargv, &cargc))
+		goto out;
+	if (parse_record_args(cargv ? cargc : argc, cargv ? cargv : argv, &o))
 		goto out;
 	status = EXIT_STATUS_FAILURE;
 	if (check_privileges())
@@ -795,6 +866,8 @@ out:
 	symbolizer_free(r.sym);
 	free(o.pids.items);
 	free(o.comms.items);
+	free(cargv);
+	config_args_release(&cfg);
 	free(o.syscalls.items);
 	while (o.debug_dirs.nr)
 		free(o.debug_dirs.items[--o.debug_dirs.nr]);
