@@ -140,9 +140,10 @@ section()
 		echo "$name: failed (exit $rc): $(tail -1 "$TMP/$name.err")" >>"$TMP/notes.txt"
 		return 1
 	fi
-	# the scripts' own warnings (a disturbed run) go into the notes
+	# the scripts' own warnings (a disturbed run, a tool killed) go into the notes
 	awk -v n="$name" '/^warning:/ { w = 1 } w && NF { print n ": " $0 } !NF { w = 0 }' \
 		"$TMP/$name.out" >>"$TMP/notes.txt"
+	grep 'warning:' "$TMP/$name.err" | sed "s/^/$name: /" >>"$TMP/notes.txt"
 }
 
 # syscall_rows: per variant, the added ns per call (mean of getppid and read)
