@@ -64,27 +64,27 @@ watch_hwm()
 		[ -n "$tool" ] && break
 		read -r -t 0.02 -u "$tick"
 		if [ -z "$timepid" ]; then
-			read -r kids <"/proc/$$/task/$$/children" 2>/dev/null
+			read -r kids 2>/dev/null <"/proc/$$/task/$$/children"
 			for k in $kids; do
-				read -r v <"/proc/$k/comm" 2>/dev/null
+				read -r v 2>/dev/null <"/proc/$k/comm"
 				[ "$v" = time ] && timepid=$k
 			done
 		else
-			read -r tool <"/proc/$timepid/task/$timepid/children" 2>/dev/null
+			read -r tool 2>/dev/null <"/proc/$timepid/task/$timepid/children"
 			tool=${tool%% *}
 		fi
 	done
 	while [ -n "$tool" ] && [ -r "/proc/$tool/status" ]; do
 		kids=
 		for f in /proc/"$tool"/task/*/children; do
-			read -r rest <"$f" 2>/dev/null && kids="$kids$rest"
+			read -r rest 2>/dev/null <"$f" && kids="$kids$rest"
 		done
 		[ -n "$kids" ] && seen=1
 		# the workload has exited: the recording is over
 		[ "$seen" = 1 ] && [ -z "$kids" ] && break
 		while read -r k v rest; do
 			[ "$k" = VmHWM: ] && { hwm=$v; break; }
-		done <"/proc/$tool/status" 2>/dev/null
+		done 2>/dev/null <"/proc/$tool/status"
 		read -r -t 0.02 -u "$tick"
 	done
 	echo "$hwm" >"$TMP/hwm.out"
