@@ -19,7 +19,7 @@
 #   flamegraph  flame graph render time (flamegraph_render.sh)
 #
 # Usage: bench/all.sh [-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]
-#   -q  quick: fewer rounds and smaller runs (about 4 minutes instead of ~20)
+#   -q  quick: fewer rounds and smaller runs (about 4 minutes instead of ~15)
 #   -r  rounds of every section (default: the section's own, see below)
 #   -s  comma-separated sections to run (default: all of them)
 #   -o  also write the table, each section's full report and raw runs to FILE
