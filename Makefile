@@ -364,6 +364,12 @@ bench: latprof $(FIXTURE_BINS) bench-floor
 	bench/syscall_overhead.sh
 	bench/nginx_throughput.sh
 
+# The performance record: every comparison in one run, one table of ratios
+# (bench/README.md); BENCH_ARGS=-q for the quick version.
+.PHONY: bench-all
+bench-all: latprof $(FIXTURE_BINS) bench-floor
+	bench/all.sh $(BENCH_ARGS)
+
 include bench/floor/floor.mk
 
 clean:

@@ -9,6 +9,7 @@
 # addresses of libc's .text, and 100,000 draws from them skewed toward a few
 # hot ones (Zipf, s = 1.1). Each tool reads a set on standard input; rounds
 # interleave the tools; the median wall time gives addresses per second.
+# -o FILE also writes the table and every run (tool, set, seconds) to FILE.
 #
 # Usage: bench/symbolize_speed.sh [-r ROUNDS] [-o FILE]   (LATPROF, LIB may be set)
 
@@ -94,3 +95,10 @@ done
 		END { for (i = 1; i <= NR; i++)
 			printf "%-16s %14.0f %14.0f %11.2fx %11.2fx\n", tool[i], d[i], w[i], d[i] / bd, w[i] / bw }'
 } | tee "${OUT:-/dev/null}"
+if [ -n "$OUT" ]; then
+	{
+		echo
+		echo "# raw runs: tool set wall_s"
+		cat "$TMP/runs.tsv"
+	} >>"$OUT" || die "cannot write $OUT"
+fi

@@ -1,0 +1,382 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The performance record in one command: runs every comparison of bench/ in
+# one go and prints one table of ratios. Each section is one of the bench
+# scripts, run with its own interleaved rounds (every variant once per
+# round, the order rotated each round); this script reads their raw runs
+# (-o FILE) and gives every number as min / median / max over the rounds,
+# with its ratio to latprof or to the floor. See bench/README.md.
+#
+#   syscall     per-syscall overhead: floor, latprof, syscount -L, bpftrace,
+#               perf trace, strace (syscall_overhead.sh)
+#   sampling    CPU sampling overhead, start-up time to the first sample and
+#               peak RSS while recording: latprof --unwind fp / dwarf, perf
+#               record -g / --call-graph dwarf, bpftrace profile
+#               (cpu_overhead.sh with BENCH_VARIANTS)
+#   nginx       nginx + wrk throughput loss (nginx_throughput.sh)
+#   symbolize   addresses per second against eu-addr2line, addr2line and
+#               llvm-symbolizer (symbolize_speed.sh)
+#   flamegraph  flame graph render time (flamegraph_render.sh)
+#
+# Usage: bench/all.sh [-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]
+#   -q  quick: fewer rounds and smaller runs (about 4 minutes instead of ~15)
+#   -r  rounds of every section (default: the section's own, see below)
+#   -s  comma-separated sections to run (default: all of them)
+#   -o  also write the table, each section's full report and raw runs to FILE
+# Needs root, make latprof fixtures bench-floor, and the tools the sections
+# compare against (make setup); a missing tool leaves its rows out, a failed
+# section is reported and the others still run.
+
+set -u
+. "$(dirname "$0")/lib.sh"
+
+USAGE="[-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]"
+QUICK=0
+ROUNDS_ALL=
+SECTIONS=syscall,sampling,nginx,symbolize,flamegraph
+OUT=
+while getopts "qr:s:o:h" opt; do
+	case $opt in
+	q) QUICK=1 ;;
+	r) ROUNDS_ALL=$OPTARG ;;
+	s) SECTIONS=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+[ -z "$ROUNDS_ALL" ] || [[ $ROUNDS_ALL =~ ^[1-9][0-9]*$ ]] || usage
+for s in ${SECTIONS//,/ }; do
+	case $s in
+	syscall | sampling | nginx | symbolize | flamegraph) ;;
+	*) die "unknown section: $s (syscall, sampling, nginx, symbolize, flamegraph)" ;;
+	esac
+done
+
+need_root "the tools attach BPF programs, perf events and ptrace"
+need_latprof
+BENCHDIR=$ROOT/bench
+PERF=${PERF:-perf}
+BPFTRACE=${BPFTRACE:-bpftrace}
+
+# The size of each section: rounds and the work per run.
+if [ "$QUICK" = 1 ]; then
+	SYS_R=3 SYS_N=1000		# syscall: rounds, thousand calls
+	SMP_R=3 SMP_N=500 SMP_F="999"	# sampling: rounds, million iterations, Hz
+	NGX_R=3 NGX_D=2			# nginx: rounds, seconds per wrk run
+	SYM_R=2				# symbolize
+	FLG_R=3				# flamegraph
+else
+	SYS_R=9 SYS_N=3000
+	SMP_R=7 SMP_N=1000 SMP_F="99 999"
+	NGX_R=7 NGX_D=5
+	SYM_R=3
+	FLG_R=5
+fi
+if [ -n "$ROUNDS_ALL" ]; then
+	SYS_R=$ROUNDS_ALL SMP_R=$ROUNDS_ALL NGX_R=$ROUNDS_ALL SYM_R=$ROUNDS_ALL FLG_R=$ROUNDS_ALL
+fi
+
+make_tmp
+TABLE=$TMP/table.tsv	# section tool metric min median max ratio
+: >"$TABLE"
+: >"$TMP/notes.txt"
+
+# stats: min, median and max of the numbers on stdin, one per line
+stats()
+{
+	sort -g | awk '{ a[NR] = $1 }
+		END {
+			if (!NR) exit 1
+			m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			print a[1], m, a[NR]
+		}'
+}
+
+# raw FILE: the raw runs of a bench script's -o FILE (the lines after "# raw")
+raw()
+{
+	awk '/^# raw/ { on = 1; next } on && NF' "$1"
+}
+
+# row SECTION TOOL METRIC FORMAT RATIO: reads "min median max" on stdin and
+# adds a row to TABLE, the three numbers printed with FORMAT
+row()
+{
+	local lo med hi
+	read -r lo med hi || return 0
+	printf "%s\t%s\t%s\t$4\t$4\t$4\t%s\n" "$1" "$2" "$3" "$lo" "$med" "$hi" "$5" >>"$TABLE"
+}
+
+# ratio A B UNIT: "A/B x UNIT" with two decimals (three below 10), "-" without B
+ratio()
+{
+	awk -v a="$1" -v b="$2" -v u="$3" 'BEGIN {
+		if (b == "" || a == "" || b + 0 == 0) { print "-"; exit }
+		r = a / b
+		printf (r < 10 ? "%.2fx %s" : r < 100 ? "%.1fx %s" : "%.0fx %s"), r, u
+	}'
+}
+
+# median: the median of the numbers on stdin
+median()
+{
+	stats | awk '{ print $2 }'
+}
+
+# section NAME CMD...: runs a bench script, its report to stdout and to
+# TMP/NAME.out (with -o FILE: TMP/NAME.txt); says so when it fails
+section()
+{
+	local name=$1 t0=$SECONDS rc
+	shift
+	echo "== $name: $*" >&2
+	"$@" -o "$TMP/$name.txt" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	cat "$TMP/$name.out"
+	grep -v '^  round\|rounds x' "$TMP/$name.err" >&2
+	echo "== $name: $((SECONDS - t0)) s, exit $rc" >&2
+	echo "$name: $((SECONDS - t0)) s" >>"$TMP/times.txt"
+	if [ "$rc" != 0 ] || [ ! -s "$TMP/$name.txt" ]; then
+		echo "$name: failed (exit $rc): $(tail -1 "$TMP/$name.err")" >>"$TMP/notes.txt"
+		return 1
+	fi
+	# the scripts' own warnings (a disturbed run, a tool killed) go into the notes
+	awk -v n="$name" '/^warning:/ { w = 1 } w && NF { print n ": " $0 } !NF { w = 0 }' \
+		"$TMP/$name.out" >>"$TMP/notes.txt"
+	grep 'warning:' "$TMP/$name.err" | sed "s/^/$name: /" >>"$TMP/notes.txt"
+}
+
+# syscall_rows: per variant, the added ns per call (mean of getppid and read)
+# against the same round's base, min/median/max over rounds; ratio to floor
+syscall_rows()
+{
+	local f=$TMP/syscall.txt v label fl
+	raw "$f" | awk -F'\t' '
+		$1 == "base" { b[$2] = ($4 + $5) / 2; next }
+		{ v[NR] = $1; r[NR] = $2; x[NR] = ($4 + $5) / 2 }
+		END { for (i in v) if (r[i] in b) printf "%s\t%.2f\n", v[i], x[i] - b[r[i]] }' \
+		>"$TMP/sys.add"
+	fl=$(awk -F'\t' '$1 == "floor" { print $2 }' "$TMP/sys.add" | median)
+	raw "$f" | awk -F'\t' '$1 == "base" { print ($4 + $5) / 2 }' | stats |
+		row syscall "no tool (base)" "ns/syscall" "%.1f" "-"
+	for v in floor lp lp_other syscount bpftrace perf_trace strace; do
+		grep -q "^$v	" "$TMP/sys.add" || continue
+		case $v in
+		floor) label="floor (empty BPF progs)" ;;
+		lp) label="latprof --mode syscall" ;;
+		lp_other) label="latprof, untraced pid" ;;
+		syscount) label="syscount -L" ;;
+		bpftrace) label="bpftrace latency hist" ;;
+		perf_trace) label="perf trace -s" ;;
+		strace) label="strace -c" ;;
+		esac
+		awk -F'\t' -v v="$v" '$1 == v { print $2 }' "$TMP/sys.add" | stats |
+			row syscall "$label" "added ns/syscall" "%.1f" \
+			"$(ratio "$(awk -F'\t' -v v="$v" '$1 == v { print $2 }' "$TMP/sys.add" | median)" \
+				"$fl" floor)"
+	done
+}
+
+# sampling_rows: the workload's wall time over the same round's base
+# (slowdown), start-up time and peak RSS while recording, per tool
+sampling_rows()
+{
+	local f=$TMP/sampling.txt v hz label ref
+	raw "$f" >"$TMP/smp.raw"
+	# per run: variant wall/base-of-the-round
+	awk -F'\t' '
+		$1 == "base" { b[$2] = $3 }
+		{ v[NR] = $1; r[NR] = $2; w[NR] = $3 }
+		END { for (i in v) if (v[i] != "base" && r[i] in b) printf "%s\t%.4f\n", v[i], w[i] / b[r[i]] }' \
+		"$TMP/smp.raw" >"$TMP/smp.slow"
+	for hz in $SMP_F; do
+		ref=$(awk -F'\t' -v v="lpdw$hz" '$1 == v { print $3 }' "$TMP/smp.raw" | median)
+		for v in lpfp lpdw perf perfdw bpft; do
+			grep -q "^$v$hz	" "$TMP/smp.slow" || continue
+			awk -F'\t' -v v="$v$hz" '$1 == v { print $2 }' "$TMP/smp.slow" | stats |
+				row sampling "$(tool_label $v)" "wall / no profiler, $hz Hz" "%.3f" \
+				"$(ratio "$(awk -F'\t' -v v="$v$hz" '$1 == v { print $3 }' "$TMP/smp.raw" |
+					median)" "$ref" latprof-dwarf)"
+		done
+	done
+	# start-up: launch to the workload's main(), every frequency pooled
+	strip_hz() { sed 's/^\([a-z]*\)[0-9]*\t/\1\t/'; }
+	strip_hz <"$TMP/smp.raw" >"$TMP/smp.tools"
+	ref=$(awk -F'\t' '$1 == "lpdw" { print $5 }' "$TMP/smp.tools" | median)
+	for v in base lpfp lpdw perf perfdw bpft; do
+		grep -q "^$v	" "$TMP/smp.tools" || continue
+		awk -F'\t' -v v="$v" '$1 == v { print $5 }' "$TMP/smp.tools" | stats |
+			row startup "$(tool_label $v)" "ms launch to main()" "%.1f" \
+			"$([ "$v" = base ] && echo "-" || ratio "$(awk -F'\t' -v v="$v" '$1 == v { print $5 }' \
+				"$TMP/smp.tools" | median)" "$ref" latprof-dwarf)"
+	done
+	# RSS: the tool's VmHWM while the workload ran, at the highest frequency
+	hz=${SMP_F##* }
+	ref=$(awk -F'\t' -v v="lpdw$hz" '$1 == v { print $9 / 1024 }' "$TMP/smp.raw" | median)
+	for v in lpfp lpdw perf perfdw bpft; do
+		grep -q "^$v$hz	" "$TMP/smp.raw" || continue
+		awk -F'\t' -v v="$v$hz" '$1 == v { print $9 / 1024 }' "$TMP/smp.raw" | stats |
+			row rss "$(tool_label $v)" "MB VmHWM recording, $hz Hz" "%.1f" \
+			"$(ratio "$(awk -F'\t' -v v="$v$hz" '$1 == v { print $9 / 1024 }' "$TMP/smp.raw" |
+				median)" "$ref" latprof-dwarf)"
+	done
+}
+
+# tool_label VARIANT: the tool of a sampling variant, without its frequency
+tool_label()
+{
+	case $1 in
+	base) echo "no profiler (2 execs)" ;;
+	lpfp) echo "latprof --unwind fp" ;;
+	lpdw) echo "latprof --unwind dwarf" ;;
+	perf) echo "perf record -g" ;;
+	perfdw) echo "perf --call-graph dwarf" ;;
+	bpft) echo "bpftrace profile ustack" ;;
+	esac
+}
+
+# nginx_rows: requests/s loss against the same round's base and the worker
+# time added per request; ratio = that time over the floor's
+nginx_rows()
+{
+	local f=$TMP/nginx.txt v label fl
+	raw "$f" | awk -F'\t' '
+		$1 == "base" { b[$2] = $3; next }
+		{ v[NR] = $1; r[NR] = $2; x[NR] = $3 }
+		END {
+			for (i in v)
+				if (r[i] in b)
+					printf "%s\t%.3f\t%.4f\n", v[i], (1 - x[i] / b[r[i]]) * 100,
+						1e6 / x[i] - 1e6 / b[r[i]]
+		}' >"$TMP/ngx.loss"
+	fl=$(awk -F'\t' '$1 == "floor" { print $3 }' "$TMP/ngx.loss" | median)
+	raw "$f" | awk -F'\t' '$1 == "base" { print $3 }' | stats |
+		row nginx "no tool (base)" "requests/s" "%.0f" "-"
+	for v in floor lp syscount bpftrace perf_trace; do
+		grep -q "^$v	" "$TMP/ngx.loss" || continue
+		case $v in
+		floor) label="floor (empty BPF progs)" ;;
+		lp) label="latprof --mode cpu,syscall" ;;
+		syscount) label="syscount -L" ;;
+		bpftrace) label="bpftrace latency hist" ;;
+		perf_trace) label="perf trace -s" ;;
+		esac
+		awk -F'\t' -v v="$v" '$1 == v { print $2 }' "$TMP/ngx.loss" | stats |
+			row nginx "$label" "% requests/s lost" "%.1f" \
+			"$(ratio "$(awk -F'\t' -v v="$v" '$1 == v { print $3 }' "$TMP/ngx.loss" | median)" \
+				"$fl" "floor (us/req)")"
+	done
+}
+
+# symbolize_rows: addresses per second per tool and set; ratio to latprof
+symbolize_rows()
+{
+	local f=$TMP/symbolize.txt t set n ref
+	raw "$f" >"$TMP/sym.raw"
+	for set in distinct draws; do
+		[ $set = distinct ] && n=5000 || n=100000
+		ref=$(awk -F'\t' -v s=$set '$1 == "latprof" && $2 == s { print $3 }' "$TMP/sym.raw" | median)
+		for t in latprof addr2line llvm-symbolizer eu-addr2line; do
+			grep -q "^$t	$set	" "$TMP/sym.raw" || continue
+			awk -F'\t' -v t=$t -v s=$set -v n=$n '$1 == t && $2 == s { print n / $3 }' \
+				"$TMP/sym.raw" | stats |
+				row symbolize "$t" "addr/s, $([ $set = distinct ] &&
+					echo "5k distinct" || echo "100k Zipf draws")" "%.0f" \
+				"$(ratio "$(awk -F'\t' -v t=$t -v s=$set '$1 == t && $2 == s { print $3 }' \
+					"$TMP/sym.raw" | median)" "$ref" "latprof's time")"
+		done
+	done
+}
+
+# flamegraph_rows: render seconds per size and --minwidth (no other renderer
+# in Debian 12 to compare with: no ratio)
+flamegraph_rows()
+{
+	awk '$1 ~ /^[0-9]+$/ && NF >= 7 {
+		printf "flamegraph\tlatprof flamegraph\ts, %dk stacks, minwidth %s\t%.3f\t%.3f\t%.3f\t-\n",
+			$1 / 1000, $2, $3, $4, $5
+	}' "$TMP/flamegraph.txt" >>"$TABLE"
+}
+
+START=$(date -u '+%Y-%m-%d %H:%M UTC')
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+T0=$SECONDS
+for s in ${SECTIONS//,/ }; do
+	case $s in
+	syscall)
+		section syscall "$BENCHDIR/syscall_overhead.sh" -r "$SYS_R" -n "$SYS_N" &&
+			syscall_rows ;;
+	sampling)
+		v="base"
+		for hz in $SMP_F; do
+			v="$v lpfp$hz lpdw$hz"
+			command -v "$PERF" >/dev/null 2>&1 && v="$v perf$hz perfdw$hz"
+			command -v "$BPFTRACE" >/dev/null 2>&1 && v="$v bpft$hz"
+		done
+		BENCH_VARIANTS=$v section sampling "$BENCHDIR/cpu_overhead.sh" -r "$SMP_R" -n "$SMP_N" &&
+			sampling_rows ;;
+	nginx)
+		section nginx "$BENCHDIR/nginx_throughput.sh" -r "$NGX_R" -d "$NGX_D" && nginx_rows ;;
+	symbolize)
+		section symbolize "$BENCHDIR/symbolize_speed.sh" -r "$SYM_R" && symbolize_rows ;;
+	flamegraph)
+		section flamegraph "$BENCHDIR/flamegraph_render.sh" -r "$FLG_R" && flamegraph_rows ;;
+	esac
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# summary: the table of every section's rows
+summary()
+{
+	local commit
+	commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)
+	echo "# latprof performance record: bench/all.sh$([ "$QUICK" = 1 ] && echo " -q")$(
+		[ -n "$ROUNDS_ALL" ] && echo " -r $ROUNDS_ALL"), $START, $((SECONDS - T0)) s"
+	echo "# $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r),"
+	echo "#   $(. /etc/os-release && echo "$PRETTY_NAME"); latprof $("$LATPROF" --version 2>/dev/null |
+		awk '{ print $NF }')${commit:+ (commit $commit)}"
+	echo "# tools: $("$PERF" version 2>/dev/null), bpftrace $("$BPFTRACE" --version 2>/dev/null |
+		awk '{ print $2 }'), $(strace -V 2>/dev/null | head -1 | awk '{ print "strace " $4 }'),"
+	echo "#   libbpf-tools $(dpkg-query -W -f='${Version}' libbpf-tools 2>/dev/null), $(
+		/usr/sbin/nginx -v 2>&1 | sed 's/.*nginx\//nginx /'), $(addr2line --version 2>/dev/null |
+		head -1 | awk '{ print "binutils " $NF }'), elfutils $(eu-addr2line --version 2>/dev/null |
+		head -1 | awk '{ print $NF }')"
+	echo "# load average (1, 5, 15 min) at the start: $LOAD0, at the end: $LOAD1"
+	echo "# rounds x size:$(for s in ${SECTIONS//,/ }; do
+		case $s in
+		syscall) printf " syscall %s x %s k calls," "$SYS_R" "$SYS_N" ;;
+		sampling) printf " sampling %s x %s M iterations (%s Hz)," "$SMP_R" "$SMP_N" "$SMP_F" ;;
+		nginx) printf " nginx %s x %s s," "$NGX_R" "$NGX_D" ;;
+		symbolize) printf " symbolize %s," "$SYM_R" ;;
+		flamegraph) printf " flamegraph %s," "$FLG_R" ;;
+		esac
+	done | sed 's/,$//')"
+	echo "# min / median / max over interleaved rounds (every variant once per round, order"
+	echo "#   rotated); differences and ratios to base are taken within each round. The ratio"
+	echo "#   column: the tool's median over the reference's median (latprof-dwarf, the floor's"
+	echo "#   added cost, or latprof's time for symbolization). Lower is better except"
+	echo "#   requests/s and addr/s."
+	printf "%-10s %-26s %-30s %9s %9s %9s  %s\n" section tool metric min median max ratio
+	awk -F'\t' '{ printf "%-10s %-26s %-30s %9s %9s %9s  %s\n", $1, $2, $3, $4, $5, $6, $7 }' \
+		"$TABLE"
+	if [ -s "$TMP/notes.txt" ]; then
+		echo
+		echo "notes:"
+		sed 's/^/  /' "$TMP/notes.txt"
+	fi
+	echo
+	echo "section times: $(paste -sd, "$TMP/times.txt" | sed 's/,/, /g')"
+}
+
+echo
+summary | tee "$TMP/summary.txt"
+if [ -n "$OUT" ]; then
+	{
+		cat "$TMP/summary.txt"
+		for s in ${SECTIONS//,/ }; do
+			echo
+			echo "########## $s"
+			cat "$TMP/$s.txt" 2>/dev/null || cat "$TMP/$s.out" 2>/dev/null
+		done
+	} >"$OUT" || die "cannot write $OUT"
+fi
