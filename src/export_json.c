@@ -373,7 +373,6 @@ static int json_io(FILE *out, const struct profile *p)
 	err = io_entries_load(p, &e);
 	if (err)
 		return err;
-	io_entries_sort(e.items, e.nr);
 	for (net = 0; net < 2; net++) {
 		if (!strstr(track, net ? "net" : "files"))
 			continue;

@@ -332,6 +332,7 @@ int io_entries_load(const struct profile *p, struct io_entries *out)
 		if (!err)
 			out->nr++;
 	}
+	io_entries_sort(out->items, out->nr);
 	return 0;
 }
 

@@ -83,8 +83,9 @@ int path_resolve(const char *base, const char *path, char *out, size_t size);
 int iotrack_store(const struct iotrack *t, struct profile *p);
 
 /*
- * Read the "io.K" entries of @p into @out (appended; free with
- * io_entries_free). Malformed ones are skipped. 0 or -ENOMEM.
+ * Read the "io.K" entries of @p into @out (appended, then all of @out sorted
+ * as io_entries_sort does; free with io_entries_free). Malformed ones are
+ * skipped. 0 or -ENOMEM.
  */
 struct io_entries {
 	struct io_entry *items;

@@ -400,20 +400,6 @@ static int check_privileges(void)
 	return -EPERM;
 }
 
-/*
- * The symbolizer keeps every mapped binary open so exited processes still
- * resolve; system-wide recordings see hundreds of them.
- */
-static void raise_nofile_limit(void)
-{
-	struct rlimit rl;
-
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };

@@ -157,7 +157,6 @@ int report_io(const struct report_opts *o, const struct profile *p)
 	err = io_entries_load(p, &e);
 	if (err)
 		return err;
-	io_entries_sort(e.items, e.nr);
 	if (strstr(track, "files")) {
 		printf("\n%sFiles%s (opened by path; bytes in bytes, time in syscalls on them)\n",
 		       bold(o), reset(o));

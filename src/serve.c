@@ -403,17 +403,6 @@ int serve_write_metrics(struct serve *s, FILE *out)
 	return err;
 }
 
-/* Profile sessions' symbolizers keep every mapped binary open while they run. */
-static void raise_nofile_limit(void)
-{
-	struct rlimit rl;
-
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_stop_signal };

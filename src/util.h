@@ -83,6 +83,13 @@ int write_file_atomic(const char *path, write_fn fn, void *arg);
  */
 int output_check(const char *path);
 
+/*
+ * Raise the soft limit of open files to the hard one: a symbolizer keeps
+ * every mapped binary open (so exited processes still resolve), and
+ * system-wide recordings see hundreds. Best effort, cannot fail.
+ */
+void raise_nofile_limit(void);
+
 /* Read a whole file into a malloc'ed buffer (NUL-terminated). 0 or -errno. */
 int read_file(const char *path, char **buf, size_t *len);
 
