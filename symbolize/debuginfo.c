@@ -84,7 +84,8 @@ static bool link_file_exists_in(const struct debuginfo *di, const char *dir, con
 	if (exists_fmt_free(p))
 		return true;
 	for (i = 0; i < di->roots.nr; i++) {
-		for (tail = dir; tail; tail = strchr(tail + 1, '/')) {
+		/* dir is "" for a file in "/": no tail but the root itself */
+		for (tail = dir; tail && *tail; tail = strchr(tail + 1, '/')) {
 			if (asprintf(&p, "%s%s/%s", di->roots.items[i], tail, name) < 0)
 				p = NULL;
 			if (exists_fmt_free(p))
