@@ -48,7 +48,7 @@ static const struct io_entry *find(const struct iotrack *t, const char *name)
 	return NULL;
 }
 
-/* A fake /proc: ROOT/42/cwd -> /work/dir. */
+/* A /proc-shaped tree for path resolution: ROOT/42/cwd -> /work/dir. */
 static void test_open_and_io(void)
 {
 	char root[] = "/tmp/latprof-test-iotrack-XXXXXX", dir[64], link[80];
