@@ -75,6 +75,64 @@ enum lp_ustack_flag {
 	LP_USTACK_IN_FLIGHT = 1,	/* still running when recording stopped */
 };
 
+#define LP_PY_MAX_FRAMES 64	/* Python frames recorded per stack, innermost first */
+#define LP_PY_MAX_THREADS 256	/* PyThreadStates searched for a thread not cached */
+#define LP_PY_FRAME_READ 256	/* bytes of a frame read at once: every member used */
+
+/* How the frames of a CPython version are chained (struct lp_py_proc). */
+enum lp_py_model {
+	LP_PY_FRAME_OBJECT = 1,	/* 3.8-3.10: tstate->frame, PyFrameObject.f_back; each
+				 * frame is run by its own eval loop call */
+	LP_PY_CFRAME,		/* 3.11, 3.12: tstate->cframe->current_frame */
+	LP_PY_CURRENT_FRAME,	/* 3.13: tstate->current_frame */
+};
+
+/* How a 3.11+ frame says it was the first of an eval loop call. */
+enum lp_py_entry {
+	LP_PY_ENTRY_ALL = 0,	/* every frame (FRAME_OBJECT) */
+	LP_PY_ENTRY_FLAG,	/* 3.11: bool is_entry */
+	LP_PY_ENTRY_SHIM,	/* 3.12+: a frame with owner FRAME_OWNED_BY_CSTACK (3)
+				 * sits below the first one, and is not Python code */
+};
+
+/*
+ * A traced CPython process (value of the py_procs map, by tgid): where its
+ * threads' frames are, from symbolize/pyoffsets.h. Offsets are bytes into
+ * the struct named; all < LP_PY_FRAME_READ - 8 for the frame ones.
+ */
+struct lp_py_proc {
+	__u64 runtime;			/* &_PyRuntime */
+	__u32 model;			/* enum lp_py_model */
+	__u32 entry;			/* enum lp_py_entry */
+	__u32 match_native;		/* 1: tstate id is gettid(), 0: pthread_self() */
+	__u32 frame_read;		/* bytes of a frame to read, <= LP_PY_FRAME_READ */
+	__u32 runtime_interp_head;
+	__u32 interp_threads_head;
+	__u32 tstate_next;
+	__u32 tstate_id;		/* native_thread_id or thread_id */
+	__u32 tstate_frame;		/* frame, cframe or current_frame */
+	__u32 cframe_current_frame;
+	__u32 frame_back;
+	__u32 frame_code;
+	__u32 frame_instr;
+	__u32 frame_flag;		/* is_entry (ENTRY_FLAG) or owner (ENTRY_SHIM) */
+};
+
+/* One Python frame: its code object and where in it (see symbolize/pycode.h). */
+struct lp_py_frame {
+	__u64 code;
+	__u64 instr;			/* f_lasti, or the instruction pointer (3.11+) */
+};
+
+enum lp_py_walk {
+	LP_PY_WALK_NONE = 0,		/* not a Python process (or not walked) */
+	LP_PY_WALK_OK,			/* py_nr frames, down to the thread's first */
+	LP_PY_WALK_TRUNCATED,		/* more than LP_PY_MAX_FRAMES */
+	LP_PY_WALK_NO_THREAD,		/* no PyThreadState for this thread (yet) */
+	LP_PY_WALK_READ_FAILED,		/* interpreter memory unreadable */
+	LP_PY_WALK_NR,
+};
+
 /*
  * A user stack captured for DWARF unwinding in user space ("copy + unwind
  * later"): the registers and the top of the user stack, sent through the
@@ -95,10 +153,15 @@ struct lp_ustack_sample {
 	__u32 flags;		/* enum lp_ustack_flag */
 	char comm[LP_COMM_LEN];
 	__u64 regs[LP_NR_REGS];	/* user registers, x86-64 DWARF numbering */
+	__u32 py_walk;		/* enum lp_py_walk */
+	__u32 py_nr;		/* frames in py[] */
+	__u64 py_entry;		/* bit i: py[i] is the first frame of an eval
+				 * loop call (it replaces one native frame) */
+	struct lp_py_frame py[LP_PY_MAX_FRAMES];
 	__u8 stack[LP_MAX_STACK_COPY];
 };
 
-#define LP_USTACK_HDR_SIZE 208	/* offsetof(struct lp_ustack_sample, stack) */
+#define LP_USTACK_HDR_SIZE 1248	/* offsetof(struct lp_ustack_sample, stack) */
 
 /*
  * Key of the in-kernel aggregation of timed events with frame-pointer user

@@ -9,6 +9,7 @@
 #define LATPROF_USTACK_BPF_H
 
 #include "common.bpf.h"
+#include "python.bpf.h"
 
 #define PAGE_BYTES 4096
 
@@ -33,6 +34,7 @@ enum ustack_ctx {
 struct ustack_scratch {
 	struct lp_ustack_sample s;
 	__u8 slack[PAGE_BYTES];
+	__u8 pyframe[LP_PY_FRAME_READ + 8];	/* one Python frame (python.bpf.h) */
 };
 
 struct ustack_scratch_map {	/* one record per CPU: too big for the BPF stack */
@@ -182,6 +184,13 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 		bpf_get_current_comm(s->comm, sizeof(s->comm));
 	}
 	ustack_read_regs(s, task);
+	if (remote) {
+		/* another task's memory needs bpf_copy_from_user_task: not walked */
+		s->py_walk = LP_PY_WALK_NONE;
+		s->py_nr = 0;
+	} else {
+		py_walk(s, task, info->tgid, scratch->pyframe);
+	}
 	len = ustack_copy(s, s->regs[7], task, remote);
 	barrier_var(len);
 	len &= 2 * LP_MAX_STACK_COPY - 1;

@@ -30,6 +30,7 @@ static const struct color_range kinds[] = {
 	[FLAME_KIND_KERNEL] = { 225, 110, 0, 30, 60, 40, false },
 	[FLAME_KIND_INLINE] = { 40, 180, 180, 40, 50, 50, true },
 	[FLAME_KIND_JIT] = { 50, 185, 50, 60, 55, 60, false },
+	[FLAME_KIND_PYTHON] = { 60, 120, 205, 40, 50, 40, false },
 	[FLAME_KIND_UNKNOWN] = { 160, 160, 160, 40, 40, 40, true },
 	[FLAME_KIND_PROCESS] = { 180, 160, 210, 25, 25, 30, true },
 	[FLAME_KIND_ROOT] = { 215, 215, 200, 0, 0, 0, true },
@@ -77,6 +78,22 @@ static bool is_module_offset(const char *name)
 	return !*p || *p == '_';
 }
 
+/*
+ * "NAME (FILE)" or "NAME (FILE:LINE)", the Python frame text (src/stacks.h):
+ * C and C++ names put no space before a parenthesis.
+ */
+static bool is_python_frame(const char *name)
+{
+	const char *open = strstr(name, " (");
+	size_t len = strlen(name);
+
+	if (!open || open == name || len < 4 || name[len - 1] != ')')
+		return false;
+	while (strstr(open + 2, " ("))
+		open = strstr(open + 2, " (");
+	return !memchr(open + 2, '(', name + len - 1 - (open + 2));
+}
+
 enum flame_kind flame_kind_of(const char *name, bool process)
 {
 	if (process)
@@ -91,6 +108,8 @@ enum flame_kind flame_kind_of(const char *name, bool process)
 		return FLAME_KIND_INLINE;
 	if (str_has_suffix(name, "_[j]"))
 		return FLAME_KIND_JIT;
+	if (is_python_frame(name))
+		return FLAME_KIND_PYTHON;
 	return FLAME_KIND_USER;
 }
 

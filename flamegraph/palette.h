@@ -40,6 +40,7 @@ enum flame_kind {
 	FLAME_KIND_KERNEL,	/* "..._[k]" */
 	FLAME_KIND_INLINE,	/* "..._[i]" */
 	FLAME_KIND_JIT,		/* "..._[j]" */
+	FLAME_KIND_PYTHON,	/* "function (file.py)", "function (file.py:LINE)" */
 	FLAME_KIND_SYSCALL,	/* "syscall:NAME" */
 	FLAME_KIND_UNKNOWN,	/* "[unknown]...", "MODULE+0xOFFSET..." */
 	FLAME_KIND_PROCESS,	/* first frame of a stack */

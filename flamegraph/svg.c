@@ -242,7 +242,8 @@ static const char *legend_of(const struct flame_svg_opts *o)
 			"Width: AFTER. Colour: change of each frame's weight: red = grew, "
 			"blue = shrank, white = unchanged";
 	return "Colours: kernel _[k] orange, inlined _[i] aqua, JIT _[j] green, "
-	       "syscall:NAME by category, unknown grey, processes lilac";
+	       "Python \"f (file.py)\" blue, syscall:NAME by category, unknown grey, "
+	       "processes lilac";
 }
 
 static void put_header(const struct svg_ctx *c)

@@ -147,6 +147,31 @@ static void tree_exit(struct collect *c, const struct lp_proc_event *e)
 	}
 }
 
+/*
+ * Look for a Python interpreter in (@pid, @gen) and let the BPF walk know.
+ * Called at its first sight and with its samples, because libpython is
+ * mapped after the exec that made the process (pystacks rate-limits).
+ */
+static void python_probe(struct collect *c, pid_t pid, uint32_t gen)
+{
+	struct lp_py_proc pp;
+	uint32_t key = pid;
+
+	if (!c->py || pystacks_probe(c->py, pid, gen, &pp) != 1)
+		return;
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
+		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
+}
+
+/* @pid exec'ed or exited: its old interpreter is not to be walked. */
+static void python_forget(struct collect *c, pid_t pid)
+{
+	uint32_t key = pid;
+
+	if (c->py)
+		bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct collect *c = ctx;
@@ -170,6 +195,9 @@ static int on_event(void *ctx, void *data, size_t size)
 		/* at fork the event runs in the parent, whose name the child has */
 		if (img && !img->comm[0])
 			memcpy(img->comm, e->comm, LP_COMM_LEN);
+		if (e->type == LP_EVENT_EXEC)
+			python_forget(c, e->pid);
+		python_probe(c, e->pid, e->gen);
 		if (e->type == LP_EVENT_NEW)
 			tree_new(c, e);
 		else if (size >= sizeof(*pe))
@@ -178,6 +206,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	case LP_EVENT_EXIT:
 		pr_debug("exit pid %u", e->pid);
 		proc_images_stop_refresh(&c->images, e->pid);
+		python_forget(c, e->pid);
 		if (size >= sizeof(*pe))
 			tree_exit(c, pe);
 		break;
@@ -217,7 +246,7 @@ static int on_ustack(void *ctx, void *data, size_t size)
 		.blocked_ns = e->blocked_ns,
 		.preempted_ns = e->preempted_ns,
 	};
-	uint64_t pcs[LP_MAX_STACK_DEPTH];
+	uint64_t pcs[LP_MAX_STACK_DEPTH], merged[LP_MAX_STACK_DEPTH + LP_PY_MAX_FRAMES];
 	enum sym_unwind_status st = SYM_UNWIND_NO_UNWIND_INFO;
 	struct proc_image *img;
 	size_t nr = 0;
@@ -246,6 +275,12 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	memcpy(key.comm, e->comm, sizeof(key.comm));
 	if (e->flags & LP_USTACK_IN_FLIGHT)
 		c->in_flight_reported++;
+	if (c->py) {
+		python_probe(c, e->tgid, e->gen);
+		nr = pystacks_merge(c->py, e->tgid, e->gen, e, pcs, nr, merged,
+				    ARRAY_SIZE(merged));
+		return stackagg_add(c->ustacks, &key, merged, nr, &v) ? -ENOMEM : 0;
+	}
 	return stackagg_add(c->ustacks, &key, pcs, nr, &v) ? -ENOMEM : 0;
 }
 
@@ -460,6 +495,7 @@ static int configure(struct collect *c, const struct collect_opts *o)
 	for (i = 0; i < o->nr_comms && i < LP_MAX_COMMS; i++)
 		strncpy((char *)s->rodata->cfg_comms[i], o->comms[i], LP_COMM_LEN - 1);
 	s->rodata->cfg_unwind_dwarf = o->unwind_dwarf;
+	s->rodata->cfg_python = c->py != NULL;
 	s->rodata->cfg_stack_size = o->stack_size;
 	err = bpf_map__set_max_entries(s->maps.stacks, debug_max_entries(o->max_stacks));
 	if (!err)
@@ -543,6 +579,12 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->ustacks = stackagg_new();
 	if (!c->ustacks || iotrack_init(&c->io, "/proc"))
 		goto fail;
+	/* Python frames ride on copied stacks; serve's metrics session has none */
+	if (o->unwind_dwarf && !o->no_python && !o->proc_fn) {
+		c->py = pystacks_new(o->debug_dirs, o->nr_debug_dirs);
+		if (!c->py)
+			goto fail;
+	}
 	libbpf_set_print(libbpf_print);
 	*err = load(c, o, why);
 	if (*err)
@@ -613,6 +655,7 @@ int collect_add_pid(struct collect *c, pid_t pid)
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.procs), &key, &zero, BPF_ANY))
 		return -errno;
 	proc_images_snapshot(&c->images, pid, 0);
+	python_probe(c, pid, 0);
 	img = proc_images_find(&c->images, pid, 0);
 	pi = proc_tree_start(&c->procs, pid, proc_read_ppid(pid), now_ns(),
 			     img ? img->comm : NULL);
@@ -793,6 +836,7 @@ void collect_free(struct collect *c)
 	proc_images_release(&c->images);
 	proc_tree_release(&c->procs);
 	stackagg_free(c->ustacks);
+	pystacks_free(c->py);
 	iotrack_release(&c->io);
 	free(c->reqs.items);
 	free(c);

@@ -64,6 +64,9 @@ struct collect_opts {
 	collect_proc_fn proc_fn;
 	void *proc_arg;
 	bool sys_hash_only;
+	bool no_python;			/* --no-python: keep the eval loop's C frames */
+	const char *const *debug_dirs;	/* also searched for interpreters' DWARF */
+	size_t nr_debug_dirs;
 };
 
 /* What collect_drain hands over; any callback may be NULL. */

@@ -14,6 +14,7 @@ struct builder {
 	uint64_t period_ns;
 	uint64_t vanished_samples;	/* user frames of processes never snapshotted */
 	struct hashmap mappings;	/* sym mapping -> profile mapping id */
+	uint64_t py_mapping;		/* the "[python]" mapping, 0 until used */
 	struct { uint64_t *items; size_t nr, alloc; } locs;
 	struct sys_stats sys;		/* per (process, syscall), from both maps */
 	struct hashmap sys_idx;		/* (tgid, nr) -> index + 1 in sys */
@@ -92,6 +93,34 @@ static int builder_unknown_location(struct builder *b, uint64_t addr, uint64_t *
 	return *id ? 0 : -ENOMEM;
 }
 
+/*
+ * The location of Python frame @pc (PYSTACKS_PC): in the "[python]" mapping,
+ * at the frame's id, so each (function, line) is one location.
+ */
+static int builder_python_frame(struct builder *b, uint64_t pc, uint64_t *lid)
+{
+	const struct pyframe *f = pystacks_frame(b->c->py, pc);
+	struct profile_mapping pm = { .file = PROFILE_PYTHON_MAPPING, .build_id = "" };
+	struct profile_line line = { 0 };
+	uint64_t addr = (pc & ~PYSTACKS_PC) + 1;
+
+	if (!f)
+		return builder_unknown_location(b, pc & ~PYSTACKS_PC, lid);
+	if (!b->py_mapping) {
+		pm.has_functions = pm.has_filenames = pm.has_line_numbers = true;
+		b->py_mapping = profile_add_mapping(b->p, &pm);
+		if (!b->py_mapping)
+			return -ENOMEM;
+	}
+	*lid = profile_find_location(b->p, b->py_mapping, addr);
+	if (*lid)
+		return 0;
+	line.function_id = profile_function_id(b->p, f->name, f->name, f->file, f->first_line);
+	line.line = f->line;
+	*lid = line.function_id ? profile_add_location(b->p, b->py_mapping, addr, &line, 1) : 0;
+	return *lid ? 0 : -ENOMEM;
+}
+
 /* The location of one frame; user pcs may carry SYM_PC_EXACT. */
 static int builder_frame(struct builder *b, uint64_t pc, bool is_return,
 			 struct sym_process *proc, bool kernel, uint64_t *lid)
@@ -101,6 +130,8 @@ static int builder_frame(struct builder *b, uint64_t pc, bool is_return,
 	if (kernel) {
 		loc = symbolizer_kernel(b->c->sym, pc, is_return);
 	} else {
+		if ((pc & PYSTACKS_PC) && b->c->py)
+			return builder_python_frame(b, pc, lid);
 		if (pc & SYM_PC_EXACT)
 			is_return = false;	/* a signal interrupted this frame */
 		pc &= ~SYM_PC_EXACT;
@@ -670,6 +701,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = builder_meta(&b);
 	if (!err)
 		err = builder_proc_meta(&b);
+	if (!err && c->py)
+		err = pystacks_store(c->py, p);
 	if (!err)
 		err = builder_track(&b);
 	hashmap_release(&b.mappings);

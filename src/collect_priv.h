@@ -28,6 +28,7 @@
 #include "src/iotrack.h"
 #include "src/procimg.h"
 #include "src/proctree.h"
+#include "src/pystacks.h"
 #include "src/requests.h"
 #include "src/stackagg.h"
 #include "src/syscalls.h"
@@ -48,6 +49,7 @@ struct collect {
 	struct proc_images images;
 	struct proc_tree procs;		/* fork/exec/exit of the targets, absolute times */
 	struct stackagg *ustacks;	/* DWARF-unwound samples */
+	struct pystacks *py;		/* Python frames; NULL: not walked */
 	bool unwind_dwarf;
 	bool mode_cpu, mode_syscall, mode_offcpu;
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */

@@ -177,6 +177,7 @@ static const char export_usage[] =
 	"                       offcpu         nanoseconds off CPU (--mode offcpu)\n"
 	"                       wall           cpu-time + offcpu\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm' (folded, json)\n"
+	"      --py-lines       Python frames 'f (file.py:LINE)' (folded, json, svg)\n"
 	"      --top N          json: the N heaviest stacks in 'top_stacks' (default 10)\n"
 	"  -o, --output OUT     output file, '-' for stdout (default)\n"
 	"  -h, --help           this help\n"
@@ -197,6 +198,7 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
 		{ "format", required_argument, NULL, 'f' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "per-pid", no_argument, NULL, 'P' },
+		{ "py-lines", no_argument, NULL, 'y' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -216,6 +218,9 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
 			break;
 		case 'P':
 			a->flags |= STACKS_FLAG_PER_PID;
+			break;
+		case 'y':
+			a->flags |= STACKS_FLAG_PY_LINES;
 			break;
 		case 'T':
 			if (parse_u64(optarg, 0, 1000000, &a->top)) {

@@ -36,6 +36,7 @@ static const char display_help[] =
 	"      --colors P       palette of ordinary frames: " FLAME_PALETTES "\n"
 	"                       (default hot)\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm'\n"
+	"      --py-lines       Python frames 'f (file.py:LINE)': one frame per line run\n"
 	"      --no-script      a static image, without the interactive viewer\n"
 	"  -h, --help           this help\n";
 
@@ -134,6 +135,7 @@ static int display_option(struct flame_cmd *cmd, int c, const char *arg)
 	case 'S': cmd->svg.subtitle = arg; return 0;
 	case 'i': cmd->svg.inverted = true; return 0;
 	case 'P': cmd->stack_flags |= STACKS_FLAG_PER_PID; return 0;
+	case 'y': cmd->stack_flags |= STACKS_FLAG_PY_LINES; return 0;
 	case 'n': cmd->svg.no_script = true; return 0;
 	case 'o': cmd->out = arg; return 0;
 	case 'W':
@@ -169,6 +171,7 @@ static int display_option(struct flame_cmd *cmd, int c, const char *arg)
 	{ "inverted", no_argument, NULL, 'i' },                          \
 	{ "colors", required_argument, NULL, 'c' },                      \
 	{ "per-pid", no_argument, NULL, 'P' },                           \
+	{ "py-lines", no_argument, NULL, 'y' },                          \
 	{ "no-script", no_argument, NULL, 'n' },                         \
 	{ "output", required_argument, NULL, 'o' },                      \
 	{ "help", no_argument, NULL, 'h' }

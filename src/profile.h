@@ -26,6 +26,8 @@
 
 /* Kernel mappings are named "[kernel.kallsyms]" and "[kernel.kallsyms]/MODULE". */
 #define PROFILE_KERNEL_MAPPING "[kernel.kallsyms]"
+/* The mapping of Python frames (src/pystacks.h): address = frame id + 1 */
+#define PROFILE_PYTHON_MAPPING "[python]"
 
 struct profile_value_type {
 	const char *type;	/* interned */

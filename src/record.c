@@ -48,6 +48,7 @@ struct record_opts {
 	double interval_s;		/* --interval: timeline and memory */
 	bool quiet;
 	bool unwind_dwarf;
+	bool no_python;		/* --no-python */
 	unsigned int stack_size;
 	bool requests, files, net;	/* --requests, --files, --net */
 	uint32_t max_requests;
@@ -106,6 +107,8 @@ static const char record_usage[] =
 	"                           0.05..3600 (default 1)\n"
 	"      --unwind MODE        user stacks: dwarf (copy the stack, unwind with .eh_frame),\n"
 	"                           fp (frame pointers, in the kernel), auto (default: dwarf)\n"
+	"      --no-python          keep CPython's eval loop frames instead of the Python\n"
+	"                           functions they run (walked by default, dwarf only)\n"
 	"      --stack-size BYTES   user stack bytes copied per sample for dwarf,\n"
 	"                           1024..32768 (default 16384)\n"
 	"      --debug-dir DIR      also look for separate debuginfo under DIR, like\n"
@@ -223,6 +226,7 @@ static const struct option record_longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "unwind", required_argument, NULL, 'U' },
 	{ "stack-size", required_argument, NULL, 'S' },
+	{ "no-python", no_argument, NULL, 'n' },
 	{ "mode", required_argument, NULL, 'M' },
 	{ "syscalls", required_argument, NULL, 'Y' },
 	{ "min-duration", required_argument, NULL, 'D' },
@@ -281,6 +285,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		case 'U':
 			if (parse_unwind(optarg, &o->unwind_dwarf))
 				return -EINVAL;
+			break;
+		case 'n':
+			o->no_python = true;
 			break;
 		case 'S':
 			if (parse_u64(optarg, 1024, LP_MAX_STACK_COPY, &v)) {
@@ -526,6 +533,9 @@ static int open_session(struct record_run *r)
 		.max_samples = 65536,
 		.max_procs = 32768,
 		.unwind_dwarf = r->o->unwind_dwarf,
+		.no_python = r->o->no_python,
+		.debug_dirs = (const char *const *)r->o->debug_dirs.items,
+		.nr_debug_dirs = r->o->debug_dirs.nr,
 		.stack_size = r->o->stack_size,
 		/* 4 MiB holds ~250 copied stacks, 1/8 s at 999 Hz on 2 CPUs; the
 		 * pages we read stay resident, so it is not larger than that */

@@ -286,6 +286,39 @@ static void print_stack_quality(const struct report_opts *o, const struct profil
 	}
 }
 
+/* Per Python process: its interpreter, and how its frame walks ended, or why none was made. */
+static void print_python(const struct report_opts *o, const struct profile *p)
+{
+	char pid[32];
+	size_t i;
+
+	if (!profile_get_meta(p, "python.processes"))
+		return;
+	printf("\n%sPython%s (interpreter frames replaced by Python functions)\n", bold(o),
+	       reset(o));
+	for (i = 0; i < p->meta.nr; i++) {
+		const char *k = p->meta.items[i].key, *v = p->meta.items[i].value;
+
+		if (strncmp(k, "proc.", 5) || !str_has_suffix(k, ".python") ||
+		    strlen(k) - 12 >= sizeof(pid))
+			continue;
+		snprintf(pid, sizeof(pid), "%.*s", (int)(strlen(k) - 12), k + 5);
+		if (!strncmp(v, "unsupported: ", 13)) {
+			printf("  %7s %s\n  %7s C frames kept: %" PRIu64 " stacks without Python"
+			       " frames\n", pid, v, "",
+			       proc_meta(p, pid, "python_samples_without_frames"));
+			continue;
+		}
+		printf("  %7s Python %s\n  %7s walked %" PRIu64 ", truncated %" PRIu64
+		       ", thread not found %" PRIu64 ", unreadable %" PRIu64
+		       ", unnamed frames %" PRIu64 "\n", pid, v, "",
+		       proc_meta(p, pid, "python_walk_ok"), proc_meta(p, pid, "python_walk_truncated"),
+		       proc_meta(p, pid, "python_walk_no_thread"),
+		       proc_meta(p, pid, "python_walk_read_failed"),
+		       proc_meta(p, pid, "python_frames_unnamed"));
+	}
+}
+
 static void print_losses(const struct report_opts *o, const struct profile *p)
 {
 	size_t i;
@@ -353,6 +386,7 @@ int report_profile(struct report_opts *o, const struct profile *p, const char *p
 	}
 	if (!err) {
 		print_stack_quality(o, p);
+		print_python(o, p);
 		print_losses(o, p);
 	}
 	free(t.items);

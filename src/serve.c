@@ -69,6 +69,7 @@ static const char serve_usage[] =
 	"      --min-duration USEC  in profiles, a syscall at least this slow is attributed\n"
 	"                           to its user stack (default 1000)\n"
 	"      --unwind MODE        user stacks in profiles: dwarf, fp or auto (default dwarf)\n"
+	"      --no-python          profiles keep CPython's eval loop frames, not Python's\n"
 	"  -q, --quiet              errors only\n"
 	"  -v, --verbose            more messages (repeat for debug)\n"
 	"  -h, --help               this help\n"
@@ -144,6 +145,9 @@ static int parse_option(struct serve_opts *o, int c, char **argv)
 		}
 		o->unwind_dwarf = strcmp(optarg, "fp") != 0;
 		return 0;
+	case 'n':
+		o->no_python = true;
+		return 0;
 	case 'L':
 		o->listen = optarg;
 		return 0;
@@ -187,6 +191,7 @@ static int parse_serve_args(int argc, char **argv, struct serve_opts *o)
 		{ "syscalls", required_argument, NULL, 'Y' },
 		{ "min-duration", required_argument, NULL, 'D' },
 		{ "unwind", required_argument, NULL, 'U' },
+		{ "no-python", no_argument, NULL, 'n' },
 		{ "listen", required_argument, NULL, 'L' },
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "tls-cert", required_argument, NULL, 'C' },

@@ -41,6 +41,7 @@ struct serve_opts {
 	unsigned int freq_hz;
 	uint64_t min_duration_us;
 	bool unwind_dwarf;
+	bool no_python;		/* --no-python: profiles keep the eval loop's C frames */
 	char *token;			/* owned; NULL: no authentication */
 	char *tls_cert, *tls_key;	/* owned PEM contents */
 	unsigned int max_sessions;

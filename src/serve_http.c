@@ -209,6 +209,7 @@ static struct profile *record_profile(struct serve *s, const struct serve_profil
 		.max_samples = 65536,
 		.max_procs = 32768,
 		.unwind_dwarf = s->o.unwind_dwarf,
+		.no_python = s->o.no_python,
 		.stack_size = 16384,
 		.ustack_ring_bytes = s->o.unwind_dwarf ? 4 * 1024 * 1024 : 1024 * 1024,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,

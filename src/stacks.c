@@ -42,6 +42,25 @@ static int push_process(const struct profile_sample *s, unsigned flags, struct s
 	return push(out, names, buf);
 }
 
+/* A Python frame (PROFILE_PYTHON_MAPPING): "f (file.py)" or "f (file.py:LINE)". */
+static int push_python(const struct profile *p, const struct profile_location *l,
+		       unsigned flags, struct strtab *names, struct stack_names *out)
+{
+	const struct profile_function *f = l->nr_lines ?
+		profile_function(p, l->lines[0].function_id) : NULL;
+	const char *name = f && f->name[0] ? f->name : "[unknown]";
+	char buf[512];
+
+	if (!f || !f->file || !f->file[0])
+		return push(out, names, name);
+	if ((flags & STACKS_FLAG_PY_LINES) && l->lines[0].line)
+		snprintf(buf, sizeof(buf), "%s (%s:%" PRId64 ")", name, base_name(f->file),
+			 l->lines[0].line);
+	else
+		snprintf(buf, sizeof(buf), "%s (%s)", name, base_name(f->file));
+	return push(out, names, buf);
+}
+
 /* Frames of one location, outermost (the real function) first. */
 static int push_location(const struct profile *p, const struct profile_location *l,
 			 unsigned flags, struct strtab *names, struct stack_names *out)
@@ -61,6 +80,8 @@ static int push_location(const struct profile *p, const struct profile_location 
 
 	if (kernel && (flags & STACKS_FLAG_SYSCALL_LEAF))
 		return 0;
+	if (m && !strcmp(m->file, PROFILE_PYTHON_MAPPING))
+		return push_python(p, l, flags, names, out);
 	if (!l->nr_lines) {
 		if (m && m->file[0])
 			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 "%s", base_name(m->file),

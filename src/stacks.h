@@ -5,7 +5,9 @@
  * name first, then frames root to leaf; kernel frames end in "_[k]", inlined
  * ones in "_[i]", JIT-compiled ones (named by a perf-PID.map, in anonymous
  * memory) in "_[j]"; a frame without a symbol is "MODULE+0xOFFSET" or
- * "[unknown]".
+ * "[unknown]". A Python frame is "FUNCTION (FILE)", py-spy's text without
+ * the line, so that a function is one frame whatever line it runs; FILE is
+ * the file's base name.
  */
 #ifndef LATPROF_STACKS_H
 #define LATPROF_STACKS_H
@@ -21,6 +23,8 @@ enum stacks_flag {
 	STACKS_FLAG_NO_COMM = 1 << 1,	/* no process frame at all */
 	STACKS_FLAG_SYSCALL_LEAF = 1 << 2,	/* no kernel frames; leaf "syscall:NAME"
 						 * from the sample's syscall label */
+	STACKS_FLAG_PY_LINES = 1 << 3,	/* Python frames "f (file.py:LINE)" with the
+					 * line running, not "f (file.py)" */
 };
 
 struct stack_names {

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The BPF half of Python frames: at the moment a user stack is copied (CPU
+ * sample, slow syscall, off-CPU interval), walk the current thread's CPython
+ * frames and record (code object, instruction) pairs, innermost first, with
+ * the frames that began an eval loop call marked. No strings here: user
+ * space reads names and line tables from the process (symbolize/pycode.h)
+ * and puts each run of Python frames in place of its eval loop frame.
+ *
+ * Only bpf_probe_read_user of the current task is used (kernel 5.5+); the
+ * thread's PyThreadState is cached per thread in an LRU map and checked
+ * against the thread's id on every use, so a stale entry is never followed.
+ * Maps and configuration are defined in ustack.bpf.c.
+ */
+#ifndef LATPROF_PYTHON_BPF_H
+#define LATPROF_PYTHON_BPF_H
+
+#include "common.bpf.h"
+
+#define PY_FRAME_OWNED_BY_CSTACK 3	/* CPython 3.12+ Include/internal/pycore_frame.h */
+
+extern const volatile __u32 cfg_python;	/* walk Python frames of py_procs */
+
+struct py_procs_map {	/* tgid -> where its interpreter keeps frames */
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct lp_py_proc);
+};
+
+struct py_tstates_map {	/* tid -> its PyThreadState, checked on use */
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+extern struct py_procs_map py_procs SEC(".maps");
+extern struct py_tstates_map py_tstates SEC(".maps");
+
+static __always_inline int py_read_ptr(__u64 *v, __u64 addr)
+{
+	*v = 0;
+	return bpf_probe_read_user(v, sizeof(*v), (void *)addr);
+}
+
+/* What the thread's PyThreadState holds as its id: gettid() or pthread_self(). */
+static __always_inline __u64 py_thread_key(const struct lp_py_proc *pp, struct task_struct *task)
+{
+	if (pp->match_native)
+		return BPF_CORE_READ(task, pid);
+	/* x86-64: pthread_self() is the thread's TCB, which %fs points at */
+	return BPF_CORE_READ(task, thread.fsbase);
+}
+
+/* The PyThreadState of thread @tid, whose id field must be @key; 0 if none. */
+static __always_inline __u64 py_tstate(const struct lp_py_proc *pp, __u32 tid, __u64 key)
+{
+	__u64 *cached = bpf_map_lookup_elem(&py_tstates, &tid);
+	__u64 ts, id, interp;
+	__u32 i;
+
+	if (cached && *cached && !py_read_ptr(&id, *cached + pp->tstate_id) && id == key)
+		return *cached;
+	if (py_read_ptr(&interp, pp->runtime + pp->runtime_interp_head) || !interp ||
+	    py_read_ptr(&ts, interp + pp->interp_threads_head))
+		return 0;
+	for (i = 0; i < LP_PY_MAX_THREADS && ts; i++) {
+		if (py_read_ptr(&id, ts + pp->tstate_id))
+			return 0;
+		if (id == key) {
+			bpf_map_update_elem(&py_tstates, &tid, &ts, BPF_ANY);
+			return ts;
+		}
+		if (py_read_ptr(&ts, ts + pp->tstate_next))
+			return 0;
+	}
+	return 0;
+}
+
+static __always_inline __u64 py_field(const __u8 *buf, __u32 off)
+{
+	return *(const __u64 *)(buf + (off & (LP_PY_FRAME_READ - 1)));
+}
+
+/* The innermost frame of thread state @ts, 0 when it runs none; -1 on a failed read. */
+static __always_inline int py_top_frame(const struct lp_py_proc *pp, __u64 ts, __u64 *frame)
+{
+	if (py_read_ptr(frame, ts + pp->tstate_frame))
+		return -1;
+	if (pp->model == LP_PY_CFRAME && *frame &&
+	    py_read_ptr(frame, *frame + pp->cframe_current_frame))
+		return -1;
+	return 0;
+}
+
+/*
+ * The walk keeps its state (frames so far, entry bits) in the record, read
+ * and written through volatile accesses: in registers the verifier would
+ * track every value and follow each combination of branches through every
+ * iteration (a million instructions); from memory they are unknown, so the
+ * states at the top of the loop differ only in the counter.
+ */
+static __always_inline void py_record(struct lp_ustack_sample *s, __u64 code, __u64 instr,
+				      bool entry)
+{
+	__u32 n = *(volatile __u32 *)&s->py_nr;
+
+	if (n >= LP_PY_MAX_FRAMES)
+		return;
+	s->py[n & (LP_PY_MAX_FRAMES - 1)].code = code;
+	s->py[n & (LP_PY_MAX_FRAMES - 1)].instr = instr;
+	if (entry)
+		*(volatile __u64 *)&s->py_entry |= 1ULL << (n & 63);
+	*(volatile __u32 *)&s->py_nr = n + 1;
+}
+
+/* 3.12+ shim frame: the frame recorded last was its eval loop call's first. */
+static __always_inline void py_mark_entry(struct lp_ustack_sample *s)
+{
+	__u32 n = *(volatile __u32 *)&s->py_nr;
+
+	if (n > 0)
+		*(volatile __u64 *)&s->py_entry |= 1ULL << ((n - 1) & 63);
+}
+
+/*
+ * Fill s->py* for the current thread of process @tgid; @buf is scratch of
+ * LP_PY_FRAME_READ + 8 bytes. Shim frames (3.12+) are not recorded: they mark
+ * the frame above them as an eval loop's first.
+ */
+static __always_inline void py_walk(struct lp_ustack_sample *s, struct task_struct *task,
+				    __u32 tgid, __u8 *buf)
+{
+	struct lp_py_proc *pp;
+	__u64 ts, frame, back;
+	__u32 i, len, flag;
+
+	s->py_walk = LP_PY_WALK_NONE;
+	s->py_nr = 0;
+	s->py_entry = 0;
+	pp = cfg_python ? bpf_map_lookup_elem(&py_procs, &tgid) : NULL;
+	if (!pp)
+		return;
+	ts = py_tstate(pp, s->tid, py_thread_key(pp, task));
+	if (!ts) {
+		s->py_walk = LP_PY_WALK_NO_THREAD;
+		return;
+	}
+	if (py_top_frame(pp, ts, &frame)) {
+		s->py_walk = LP_PY_WALK_READ_FAILED;
+		return;
+	}
+	len = pp->frame_read;
+	barrier_var(len);
+	len &= 2 * LP_PY_FRAME_READ - 1;
+	if (len == 0 || len > LP_PY_FRAME_READ)
+		return;
+	*(volatile __u32 *)&s->py_walk = LP_PY_WALK_TRUNCATED;
+	for (i = 0; i < LP_PY_MAX_FRAMES + LP_PY_MAX_FRAMES / 2; i++) {
+		if (!frame) {
+			*(volatile __u32 *)&s->py_walk = LP_PY_WALK_OK;
+			break;
+		}
+		if (bpf_probe_read_user(buf, len, (void *)frame)) {
+			*(volatile __u32 *)&s->py_walk = LP_PY_WALK_READ_FAILED;
+			break;
+		}
+		flag = (__u8)py_field(buf, pp->frame_flag);
+		back = py_field(buf, pp->frame_back);
+		if (pp->entry == LP_PY_ENTRY_SHIM && flag == PY_FRAME_OWNED_BY_CSTACK)
+			py_mark_entry(s);
+		else
+			py_record(s, py_field(buf, pp->frame_code), py_field(buf, pp->frame_instr),
+				  pp->entry == LP_PY_ENTRY_ALL ||
+				  (pp->entry == LP_PY_ENTRY_FLAG && flag));
+		frame = back;
+	}
+}
+
+#endif

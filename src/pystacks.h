@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Python frames of a recording: which traced processes run CPython (and how
+ * to walk them, for the py_procs BPF map), the names of the code objects
+ * the BPF walk recorded (read from the live process, cached per process and
+ * code object), and the merge of those frames into the DWARF-unwound native
+ * stack. Owned by the record session; knows nothing about the skeleton.
+ *
+ * A merged stack is a native pc array, leaf first, in which each run of
+ * Python frames that one eval loop call executed stands where that call's
+ * _PyEval_EvalFrameDefault frame was. A Python frame is the pc
+ * PYSTACKS_PC | id, resolved by pystacks_frame().
+ */
+#ifndef LATPROF_PYSTACKS_H
+#define LATPROF_PYSTACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "bpf/latprof.h"
+#include "symbolize/python.h"
+
+struct profile;
+
+/* Tag of a Python frame in a merged pc array (user pcs are < 2^47). */
+#define PYSTACKS_PC (1ULL << 62)
+
+/* One distinct Python frame as shown: names interned, valid until pystacks_free. */
+struct pyframe {
+	const char *name;	/* co_qualname (3.11+) or co_name; "[unknown]" if unreadable */
+	const char *file;	/* co_filename, "" if unknown */
+	uint32_t line;		/* the line running, 0 if unknown */
+	uint32_t first_line;	/* co_firstlineno: where the function starts */
+};
+
+struct pystacks;
+
+/* A new set, searching debuginfo under @debug_dirs too. NULL with errno set. */
+struct pystacks *pystacks_new(const char *const *debug_dirs, size_t nr);
+/* NULL is a no-op. */
+void pystacks_free(struct pystacks *ps);
+
+/*
+ * Look (again) for an interpreter in image (@pid, @gen). Returns 1 and fills
+ * @out when the process runs a CPython whose frames can be walked and the
+ * py_procs map should now hold @out; 0 when there is nothing (new) to put
+ * there; -errno on failure. Cheap to call again: a process already found is
+ * not looked at twice.
+ */
+int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out);
+
+/*
+ * Merge the Python frames of sample @s (of image @pid, @gen) into its native
+ * pcs @pcs[0..nr) (leaf first, as symbolizer_unwind gives them) into
+ * @out[0..max); returns the number of pcs written. A process without Python
+ * frames gets its pcs copied. Counts how the walk ended, per process.
+ */
+size_t pystacks_merge(struct pystacks *ps, int pid, uint32_t gen,
+		      const struct lp_ustack_sample *s, const uint64_t *pcs, size_t nr,
+		      uint64_t *out, size_t max);
+
+/* Frame @pc (with PYSTACKS_PC), or NULL if no such frame. */
+const struct pyframe *pystacks_frame(const struct pystacks *ps, uint64_t pc);
+
+/*
+ * Into the profile's metadata: per process "proc.PID.python" (version and
+ * offsets source, or "unsupported: WHY"), "proc.PID.python_walk_NAME"
+ * counters, and "python.processes"/"python.unsupported" totals. 0 or -ENOMEM.
+ */
+int pystacks_store(const struct pystacks *ps, struct profile *p);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * CPython code objects read from another process's memory, private to
+ * symbolize/ and the record session: the qualified name, the file, the first
+ * line and the line table of one code object, and the line of an instruction
+ * in it for each version's line table format (co_lnotab in 3.8 and 3.9,
+ * PEP 626 co_linetable in 3.10, PEP 657 location table from 3.11).
+ *
+ * The memory is the target's and may change under us or be garbage: every
+ * read is bounded (strings, tables), nothing is followed twice, and bad
+ * memory gives an error, never a crash or an endless loop.
+ */
+#ifndef LATPROF_SYMBOLIZE_PYCODE_H
+#define LATPROF_SYMBOLIZE_PYCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolize/pyoffsets.h"
+
+#define PY_CODE_MAX_NAME 1024		/* bytes of a name or file kept (UTF-8) */
+#define PY_CODE_MAX_LINETABLE (256 * 1024)	/* longer tables: no line numbers */
+
+struct py_code {
+	char *qualname;		/* owned, UTF-8, NUL-terminated: co_qualname (3.11+),
+				 * else co_name */
+	char *filename;		/* owned: co_filename as the interpreter has it */
+	uint32_t firstlineno;	/* co_firstlineno */
+	uint8_t *linetable;	/* owned copy of the line table bytes, NULL if none */
+	size_t linetable_len;
+};
+
+/*
+ * Read the code object at @addr through @read with the offsets @o (whose
+ * version picks the layouts). Returns 0 and fills @out (release it with
+ * py_code_release), or -errno: the read's error, -EINVAL for contents that
+ * cannot be a code object (a string too long or of a kind that makes no
+ * sense, a negative size). A linetable that cannot be read or is longer
+ * than PY_CODE_MAX_LINETABLE leaves linetable NULL, not an error.
+ */
+int py_code_read(const struct py_offsets *o, py_read_fn read, void *arg, uint64_t addr,
+		 struct py_code *out);
+
+/* Free what @c owns and zero it. NULL is a no-op. */
+void py_code_release(struct py_code *c);
+
+/*
+ * The byte offset, in the code's instructions, of the instruction a frame
+ * was running, from what the BPF walk recorded: @instr is f_lasti (3.8, 3.9:
+ * a byte offset; 3.10: an index of 2-byte code units) or, from 3.11, the
+ * instruction pointer (prev_instr, instr_ptr), turned into an offset from
+ * @code_addr + o->code_adaptive. Returns -1 when @instr is not in the code
+ * (before the first instruction, f_lasti -1).
+ */
+int64_t py_code_offset(const struct py_offsets *o, uint64_t code_addr, uint64_t instr);
+
+/*
+ * The source line of the instruction at byte offset @offset of @c, decoded
+ * from its line table in @version's format (CPython's own PyCode_Addr2Line
+ * rules). 0 when unknown (no table, no line for that instruction, offset
+ * past the table). Never reads outside c->linetable.
+ */
+uint32_t py_code_line(const struct py_code *c, uint32_t version, int64_t offset);
+
+#endif

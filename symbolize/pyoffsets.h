@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Where CPython keeps what a stack walk needs: the byte offsets of the
+ * interpreter's struct members, for one interpreter build, private to
+ * symbolize/ and the record session. Three sources, tried in this order by
+ * symbolize/python.c, and never a guess:
+ *
+ *   1. the interpreter's own DWARF (pyoffsets_from_dwarf), for any version;
+ *   2. _Py_DebugOffsets at the start of _PyRuntime (3.13+), which CPython
+ *      publishes for out-of-process tools (pyoffsets_from_debug);
+ *   3. a per-version table generated from CPython's headers by
+ *      scripts/gen_pyoffsets.sh (pyoffsets_from_table).
+ *
+ * An offset that a version does not have is -1. Versions are encoded like
+ * PY_VERSION_HEX without the release level: major << 24 | minor << 16 |
+ * micro << 8.
+ */
+#ifndef LATPROF_SYMBOLIZE_PYOFFSETS_H
+#define LATPROF_SYMBOLIZE_PYOFFSETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
+
+#define PY_VERSION_OF(major, minor, micro) \
+	((uint32_t)(major) << 24 | (uint32_t)(minor) << 16 | (uint32_t)(micro) << 8)
+#define PY_MAJOR(v) ((v) >> 24 & 0xff)
+#define PY_MINOR(v) ((v) >> 16 & 0xff)
+#define PY_MICRO(v) ((v) >> 8 & 0xff)
+/* major.minor only, for comparisons: PY_MM(v) >= PY_MM(PY_VERSION_OF(3, 11, 0)) */
+#define PY_MM(v) ((v) & 0xffff0000u)
+
+/* The oldest and newest version whose frames latprof walks. */
+#define PY_VERSION_MIN PY_VERSION_OF(3, 8, 0)
+#define PY_VERSION_MAX PY_VERSION_OF(3, 13, 255)
+
+enum pyoffsets_source {
+	PYOFFSETS_NONE,
+	PYOFFSETS_DWARF,
+	PYOFFSETS_DEBUG_OFFSETS,
+	PYOFFSETS_TABLE,
+};
+
+struct py_offsets {
+	uint32_t version;
+	/* _PyRuntimeState.interpreters.head: the main interpreter */
+	int32_t runtime_interp_head;
+	/* PyInterpreterState.threads.head (3.12+) or .tstate_head (<= 3.11) */
+	int32_t interp_threads_head;
+	/* PyThreadState */
+	int32_t tstate_next;
+	int32_t tstate_thread_id;	/* pthread_self() of the thread (unsigned long) */
+	int32_t tstate_native_thread_id;	/* gettid() of the thread, 3.11+ */
+	int32_t tstate_frame;		/* PyFrameObject *frame (<= 3.10),
+					 * _PyInterpreterFrame *current_frame (3.13+) */
+	int32_t tstate_cframe;		/* _PyCFrame *cframe (3.11, 3.12) */
+	int32_t cframe_current_frame;	/* _PyCFrame.current_frame (3.11, 3.12) */
+	/* the frame: PyFrameObject (<= 3.10) or _PyInterpreterFrame (3.11+) */
+	int32_t frame_back;		/* f_back, previous */
+	int32_t frame_code;		/* f_code, f_executable (3.13) */
+	int32_t frame_instr;		/* int f_lasti (<= 3.10), _Py_CODEUNIT *prev_instr
+					 * (3.11, 3.12), *instr_ptr (3.13) */
+	int32_t frame_is_entry;		/* bool is_entry (3.11) */
+	int32_t frame_owner;		/* char owner (3.12+; FRAME_OWNED_BY_CSTACK = 3) */
+	/* PyCodeObject */
+	int32_t code_name;		/* co_name (str) */
+	int32_t code_qualname;		/* co_qualname (str), 3.11+ */
+	int32_t code_filename;		/* co_filename (str) */
+	int32_t code_firstlineno;	/* int co_firstlineno */
+	int32_t code_linetable;		/* bytes: co_lnotab (3.8, 3.9), co_linetable (3.10+) */
+	int32_t code_adaptive;		/* co_code_adaptive: the instructions (3.11+) */
+	/* PyBytesObject and PyUnicodeObject */
+	int32_t bytes_size;		/* ob_size of PyVarObject: the length */
+	int32_t bytes_sval;		/* ob_sval: the bytes */
+	int32_t unicode_length;		/* PyASCIIObject.length, in code points */
+	int32_t unicode_state;		/* the state bit field: interned:2 kind:3
+					 * compact:1 ascii:1 */
+	int32_t unicode_ascii_size;	/* sizeof(PyASCIIObject): compact ASCII data */
+	int32_t unicode_compact_size;	/* sizeof(PyCompactUnicodeObject): other data */
+};
+
+/*
+ * Reads @len bytes at @addr of the target's memory into @buf. Returns 0, or
+ * -errno (a short read is an error: -EFAULT).
+ */
+typedef int (*py_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
+
+/*
+ * The offsets of @version from the DWARF @dw of its interpreter (the
+ * executable or libpython, or their separate debuginfo), including the
+ * partial units of a dwz-compressed file and its alternate file. Every field
+ * the version needs must be found: returns 0, -ENOENT when one is missing
+ * (*missing names it, a static string), -ENOTSUP for a version outside
+ * PY_VERSION_MIN..PY_VERSION_MAX.
+ */
+int pyoffsets_from_dwarf(Dwarf *dw, uint32_t version, struct py_offsets *o,
+			 const char **missing);
+
+/*
+ * The offsets from the _Py_DebugOffsets that 3.13+ keeps at the start of
+ * _PyRuntime (@runtime in the target, read through @read). Checks the
+ * structure's cookie and version against @version. 0, -ENOTSUP (older
+ * version), -EINVAL (no or wrong cookie/version), or the read's -errno.
+ */
+int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t version,
+			 struct py_offsets *o);
+
+/*
+ * The offsets of release build @version (major.minor.micro must match an
+ * entry) from the generated table. 0 or -ENOENT.
+ */
+int pyoffsets_from_table(uint32_t version, struct py_offsets *o);
+
+/* "dwarf", "debug_offsets", "table" or "none". Cannot fail. */
+const char *pyoffsets_source_name(enum pyoffsets_source s);
+
+#endif

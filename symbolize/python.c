@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CPython interpreter of a process (python.h): its file from
+ * /proc/PID/maps (libpython* or python* with a _PyRuntime symbol), its
+ * version (Py_Version from 3.11, else the file name), symbols from .symtab or
+ * .dynsym (a stripped Debian python3.11 still exports them), and offsets.
+ * Results per file are cached by device and inode; the load bias is per
+ * process.
+ */
+#include "symbolize/python.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <libelf.h>
+
+#include "src/hashmap.h"
+#include "src/util.h"
+
+#define DEFAULT_DEBUG_DIR "/usr/lib/debug"
+
+/* What one interpreter file gives, whatever process maps it. */
+struct py_file {
+	enum py_status status;
+	char why[160];
+	uint32_t version;
+	enum pyoffsets_source source;
+	struct py_offsets off;
+	uint64_t runtime_vaddr;		/* _PyRuntime, 0: none */
+	uint64_t eval_vaddr, eval_size;
+};
+
+struct py_finder {
+	char **dirs;
+	size_t nr_dirs;
+	struct hashmap files;		/* (NULL, dev, inode) -> struct py_file */
+	struct { struct py_file **items; size_t nr, alloc; } owned;
+};
+
+/* One file mapping of /proc/PID/maps. */
+struct py_map {
+	uint64_t start, end, offset, inode;
+	unsigned int dev_major, dev_minor;
+	char path[256];
+};
+
+struct py_finder *py_finder_new(const char *const *debug_dirs, size_t nr)
+{
+	struct py_finder *f = calloc(1, sizeof(*f));
+	size_t i;
+
+	if (!f)
+		return NULL;
+	f->dirs = calloc(nr + 1, sizeof(*f->dirs));
+	for (i = 0; f->dirs && i < nr; i++)
+		if (!(f->dirs[f->nr_dirs++] = strdup(debug_dirs[i])))
+			break;
+	if (!f->dirs || i < nr) {
+		py_finder_free(f);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return f;
+}
+
+void py_finder_free(struct py_finder *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; f->dirs && i < f->nr_dirs; i++)
+		free(f->dirs[i]);
+	free(f->dirs);
+	for (i = 0; i < f->owned.nr; i++)
+		free(f->owned.items[i]);
+	free(f->owned.items);
+	hashmap_release(&f->files);
+	free(f);
+}
+
+int py_read_process(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	ssize_t n = process_vm_readv((pid_t)(intptr_t)arg, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* "libpython3.11.so.1.0", "python3.8", "libpython3.6m.so": the version, 0 if none. */
+static uint32_t version_from_name(const char *path)
+{
+	const char *s = strstr(base_name(path), "python");
+	unsigned int major, minor;
+
+	if (!s || sscanf(s + 6, "%u.%u", &major, &minor) != 2 || major > 9 || minor > 99)
+		return 0;
+	return PY_VERSION_OF(major, minor, 0);
+}
+
+static bool is_candidate(const char *path)
+{
+	const char *b = base_name(path);
+
+	return !strncmp(b, "libpython", 9) || !strncmp(b, "python", 6);
+}
+
+/* The file offset of virtual address @vaddr, through its PT_LOAD. */
+static bool vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The three symbols, from .symtab and .dynsym. */
+static void read_symbols(Elf *elf, struct py_file *pf, uint64_t *version_vaddr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || (name[0] != '_' && name[0] != 'P'))
+				continue;
+			if (!strcmp(name, "_PyRuntime")) {
+				pf->runtime_vaddr = sym.st_value;
+			} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
+				pf->eval_vaddr = sym.st_value;
+				pf->eval_size = sym.st_size;
+			} else if (!strcmp(name, "Py_Version")) {
+				*version_vaddr = sym.st_value;
+			}
+		}
+	}
+}
+
+/* Py_Version (3.11+): PY_VERSION_HEX as built, read from the file. */
+static uint32_t read_py_version(Elf *elf, int fd, uint64_t vaddr)
+{
+	uint64_t off;
+	uint32_t hex;
+
+	if (!vaddr || !vaddr_to_offset(elf, vaddr, &off) ||
+	    pread(fd, &hex, sizeof(hex), (off_t)off) != sizeof(hex))
+		return 0;
+	return hex & 0xffffff00u;
+}
+
+/* Separate debuginfo by build-id under each directory; NULL if none. */
+static Dwarf *open_separate_dwarf(const struct py_finder *f, Elf *elf, int *fd_out)
+{
+	const void *id;
+	const uint8_t *b;
+	char hex[128], path[512];
+	ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
+	size_t i, j;
+
+	if (len <= 1 || len > 60)
+		return NULL;
+	b = id;
+	for (j = 0; j < (size_t)len; j++)
+		snprintf(hex + 2 * j, 3, "%02x", b[j]);
+	for (i = 0; i <= f->nr_dirs; i++) {
+		const char *dir = i < f->nr_dirs ? f->dirs[i] : DEFAULT_DEBUG_DIR;
+		Dwarf *dw;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		dw = dwarf_begin(fd, DWARF_C_READ);
+		if (dw) {
+			*fd_out = fd;
+			return dw;
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+static void file_offsets_dwarf(const struct py_finder *f, Elf *elf, struct py_file *pf)
+{
+	const char *missing = NULL;
+	int fd = -1, err = -ENOENT;
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+
+	if (dw) {
+		err = pyoffsets_from_dwarf(dw, pf->version, &pf->off, &missing);
+		dwarf_end(dw);
+	}
+	if (err) {
+		dw = open_separate_dwarf(f, elf, &fd);
+		if (dw) {
+			err = pyoffsets_from_dwarf(dw, pf->version, &pf->off, &missing);
+			dwarf_end(dw);
+			close(fd);
+		}
+	}
+	if (!err)
+		pf->source = PYOFFSETS_DWARF;
+}
+
+/* Everything but the per-process parts, for the file open on @fd. */
+static void file_inspect(const struct py_finder *f, int fd, const char *path, struct py_file *pf)
+{
+	uint64_t version_vaddr = 0;
+	uint32_t v;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return;
+	}
+	read_symbols(elf, pf, &version_vaddr);
+	v = read_py_version(elf, fd, version_vaddr);
+	pf->version = v ? v : version_from_name(path);
+	if (!pf->runtime_vaddr && !pf->version)
+		goto out;	/* named like python, but no interpreter in it */
+	if (pf->version && PY_MAJOR(pf->version) == 2) {
+		pf->status = PY_STATUS_NO_OFFSETS;
+		snprintf(pf->why, sizeof(pf->why),
+			 "Python %u.%u: frames are walked for 3.8 to 3.13 only",
+			 PY_MAJOR(pf->version), PY_MINOR(pf->version));
+		goto out;
+	}
+	if (!pf->runtime_vaddr)
+		goto out;	/* an executable that links libpython */
+	pf->status = PY_STATUS_NO_OFFSETS;
+	if (!pf->version) {
+		snprintf(pf->why, sizeof(pf->why), "Python of unknown version");
+	} else if (pf->version < PY_VERSION_MIN || PY_MM(pf->version) > PY_MM(PY_VERSION_MAX)) {
+		snprintf(pf->why, sizeof(pf->why),
+			 "Python %u.%u: frames are walked for 3.8 to 3.13 only",
+			 PY_MAJOR(pf->version), PY_MINOR(pf->version));
+	} else if (!pf->eval_vaddr) {
+		snprintf(pf->why, sizeof(pf->why), "no _PyEval_EvalFrameDefault symbol");
+	} else {
+		file_offsets_dwarf(f, elf, pf);
+		if (pf->source == PYOFFSETS_NONE && !pyoffsets_from_table(pf->version, &pf->off))
+			pf->source = PYOFFSETS_TABLE;
+		if (pf->source != PYOFFSETS_NONE)
+			pf->status = PY_STATUS_OK;
+		else
+			snprintf(pf->why, sizeof(pf->why),
+				 "Python %u.%u.%u: no DWARF (install its -dbg package), no"
+				 " _Py_DebugOffsets and no table entry for this version",
+				 PY_MAJOR(pf->version), PY_MINOR(pf->version),
+				 PY_MICRO(pf->version));
+	}
+out:
+	elf_end(elf);
+}
+
+static int open_mapped(int pid, const struct py_map *m)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
+		 m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* The cached result for the file of @m, inspected now if new; NULL on ENOMEM. */
+static struct py_file *finder_file(struct py_finder *f, int pid, const struct py_map *m)
+{
+	uint64_t dev = (uint64_t)m->dev_major << 32 | m->dev_minor;
+	struct py_file *pf = hashmap_get(&f->files, NULL, dev, m->inode);
+	int fd;
+
+	if (pf)
+		return pf;
+	pf = calloc(1, sizeof(*pf));
+	if (!pf || array_grow(&f->owned, f->owned.nr + 1)) {
+		free(pf);
+		return NULL;
+	}
+	f->owned.items[f->owned.nr++] = pf;
+	fd = open_mapped(pid, m);
+	if (fd >= 0) {
+		file_inspect(f, fd, m->path, pf);
+		close(fd);
+	}
+	/* an unreadable file is retried with the next process that maps it */
+	if (fd >= 0 && hashmap_put(&f->files, NULL, dev, m->inode, pf))
+		return NULL;
+	return pf;
+}
+
+static bool parse_map_line(const char *line, struct py_map *m)
+{
+	char perms[8];
+	int n = 0;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
+		   &m->start, &m->end, perms, &m->offset, &m->dev_major, &m->dev_minor,
+		   &m->inode, &n) < 7 || !n || line[n] != '/')
+		return false;
+	snprintf(m->path, sizeof(m->path), "%.*s", (int)strcspn(line + n, "\n"), line + n);
+	return true;
+}
+
+/* The load bias of the file of @m in the process, from the mapping's file offset. */
+static bool map_bias(int pid, const struct py_map *m, uint64_t *bias)
+{
+	int fd = open_mapped(pid, m);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	bool ok = false;
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n && !ok; i++) {
+			uint64_t page_off;
+
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			page_off = ph.p_offset & ~(uint64_t)0xfff;
+			if (m->offset < page_off || m->offset >= ph.p_offset + ph.p_filesz)
+				continue;
+			*bias = m->start - ((ph.p_vaddr & ~(uint64_t)0xfff) + (m->offset - page_off));
+			ok = true;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void interp_from_file(int pid, const struct py_map *m, const struct py_file *pf,
+			     struct py_interp *out)
+{
+	uint64_t bias = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->status = pf->status;
+	snprintf(out->why, sizeof(out->why), "%s", pf->why);
+	snprintf(out->path, sizeof(out->path), "%s", m->path);
+	out->version = pf->version;
+	out->source = pf->source;
+	out->off = pf->off;
+	if (pf->status != PY_STATUS_OK && PY_MM(pf->version) < PY_MM(PY_VERSION_OF(3, 13, 0)))
+		return;
+	if (!map_bias(pid, m, &bias)) {
+		out->status = PY_STATUS_NO_OFFSETS;
+		snprintf(out->why, sizeof(out->why), "cannot place %.120s in the process",
+			 m->path);
+		return;
+	}
+	out->runtime = pf->runtime_vaddr + bias;
+	out->eval_start = pf->eval_vaddr + bias;
+	out->eval_end = out->eval_start + (pf->eval_size ? pf->eval_size : 1);
+	/* 3.13+ without DWARF or table: the process's own _Py_DebugOffsets */
+	if (pf->status != PY_STATUS_OK && pf->runtime_vaddr && pf->eval_vaddr &&
+	    !pyoffsets_from_debug(py_read_process, (void *)(intptr_t)pid, out->runtime,
+				  pf->version, &out->off)) {
+		out->status = PY_STATUS_OK;
+		out->source = PYOFFSETS_DEBUG_OFFSETS;
+		out->why[0] = 0;
+	}
+}
+
+int py_finder_find(struct py_finder *f, int pid, struct py_interp *out)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *maps;
+	struct py_map m;
+	uint64_t last_inode = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (getline(&line, &cap, maps) > 0) {
+		const struct py_file *pf;
+
+		if (!parse_map_line(line, &m) || m.inode == last_inode || !is_candidate(m.path))
+			continue;
+		last_inode = m.inode;	/* one look per file, at its first mapping */
+		pf = finder_file(f, pid, &m);
+		if (!pf) {
+			err = -ENOMEM;
+			break;
+		}
+		if (pf->status == PY_STATUS_NONE)
+			continue;
+		interp_from_file(pid, &m, pf, out);
+		if (out->status == PY_STATUS_OK)
+			break;
+	}
+	free(line);
+	fclose(maps);
+	return err;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Finding the CPython interpreter of a running process, private to
+ * symbolize/ and the record session: which file holds it (a static python
+ * executable or libpython3.X.so), its version, where _PyRuntime and the
+ * eval loop (_PyEval_EvalFrameDefault) are in the process, and the struct
+ * offsets a frame walk needs (symbolize/pyoffsets.h: DWARF first, then
+ * _Py_DebugOffsets, then the generated table). Per file the work is done
+ * once: a finder caches results by device and inode.
+ *
+ * A process that is Python but cannot be walked (2.7, 3.7, an unknown
+ * build without debuginfo) is reported with the reason, so its C frames stay
+ * and the report says why.
+ */
+#ifndef LATPROF_SYMBOLIZE_PYTHON_H
+#define LATPROF_SYMBOLIZE_PYTHON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolize/pyoffsets.h"
+
+enum py_status {
+	PY_STATUS_NONE,		/* no Python interpreter mapped (yet) */
+	PY_STATUS_OK,		/* found, with offsets */
+	PY_STATUS_NO_OFFSETS,	/* found, but its frames cannot be walked: see why */
+};
+
+struct py_interp {
+	enum py_status status;
+	char why[160];		/* NO_OFFSETS: the reason, for the report */
+	char path[256];		/* the interpreter's file, as mapped */
+	uint32_t version;	/* PY_VERSION_OF(); micro 0 when only the file name told */
+	enum pyoffsets_source source;
+	uint64_t runtime;	/* address of _PyRuntime in the process */
+	uint64_t eval_start;	/* [start, end) of _PyEval_EvalFrameDefault */
+	uint64_t eval_end;
+	struct py_offsets off;
+};
+
+struct py_finder;
+
+/*
+ * A finder that looks for separate debuginfo (by build-id) under each of
+ * @debug_dirs, then /usr/lib/debug; the array is copied. NULL with errno set.
+ */
+struct py_finder *py_finder_new(const char *const *debug_dirs, size_t nr);
+/* NULL is a no-op. */
+void py_finder_free(struct py_finder *f);
+
+/*
+ * Look at @pid's mappings now and fill @out. Returns 0 (out->status says
+ * what was found) or -errno: -ESRCH when the process is gone, -ENOMEM.
+ */
+int py_finder_find(struct py_finder *f, int pid, struct py_interp *out);
+
+/* A py_read_fn over process @arg (a pid cast to a pointer), by process_vm_readv. */
+int py_read_process(void *arg, uint64_t addr, void *buf, size_t len);
+
+#endif
