@@ -31,6 +31,17 @@ struct py_code {
 };
 
 /*
+ * Where the interpreter's type objects are in the process: an object whose
+ * ob_type is not the expected one is not read as that type (memory reused
+ * since the sample was taken). 0: not checked.
+ */
+struct py_types {
+	uint64_t code;		/* &PyCode_Type */
+	uint64_t unicode;	/* &PyUnicode_Type */
+	uint64_t bytes;		/* &PyBytes_Type */
+};
+
+/*
  * Read the code object at @addr through @read with the offsets @o (whose
  * version picks the layouts). Returns 0 and fills @out (release it with
  * py_code_release), or -errno: the read's error, -EINVAL for contents that
@@ -40,6 +51,18 @@ struct py_code {
  */
 int py_code_read(const struct py_offsets *o, py_read_fn read, void *arg, uint64_t addr,
 		 struct py_code *out);
+
+/*
+ * py_code_read, and every object read must have the type @t says (-EINVAL
+ * otherwise): the code object, its name and file strings, its line table.
+ * Needs o->object_type.
+ *
+ * Both refuse (-EINVAL) a name that is not identifiers, dots and <...>
+ * (spaces, control characters, ';') or a file name with control
+ * characters; a ';' in a file name becomes '?'.
+ */
+int py_code_read_typed(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
+		       void *arg, uint64_t addr, struct py_code *out);
 
 /* Free what @c owns and zero it. NULL is a no-op. */
 void py_code_release(struct py_code *c);

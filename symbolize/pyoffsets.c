@@ -31,6 +31,7 @@ struct pyfield {
 };
 
 static const struct pyfield pyfields[] = {
+	{ "_object", "ob_type", F(object_type), V(8), V(13) },
 	{ "pyruntimestate", "interpreters.head", F(runtime_interp_head), V(8), V(13) },
 	{ "_is", "tstate_head", F(interp_threads_head), V(8), V(10) },
 	{ "_is", "threads.head", F(interp_threads_head), V(11), V(13) },
@@ -66,7 +67,7 @@ static const struct pyfield pyfields[] = {
 	{ "PyCompactUnicodeObject", NULL, F(unicode_compact_size), V(8), V(13) },
 };
 
-#define NR_TYPES 10
+#define NR_TYPES 11
 
 /* The wanted types and the complete definition found for each. */
 struct typescan {
@@ -203,8 +204,8 @@ static int64_t type_size(Dwarf_Die die)
 
 static void offsets_clear(struct py_offsets *o, uint32_t version)
 {
-	int32_t *f = (int32_t *)((char *)o + F(runtime_interp_head));
-	size_t i, n = (sizeof(*o) - F(runtime_interp_head)) / sizeof(*f);
+	int32_t *f = (int32_t *)((char *)o + F(object_type));
+	size_t i, n = (sizeof(*o) - F(object_type)) / sizeof(*f);
 
 	for (i = 0; i < n; i++)
 		f[i] = -1;
@@ -229,10 +230,11 @@ int pyoffsets_from_dwarf(Dwarf *dw, uint32_t version, struct py_offsets *o,
 		if (j == ts.nr && ts.nr < NR_TYPES)
 			ts.names[ts.nr++] = pyfields[i].type;
 	}
-	scan_dwarf(&ts, dw);
+	/* dwz moves the types shared by units into the alternate file: look there first */
 	alt = dwarf_getalt(dw);
 	if (alt)
 		scan_dwarf(&ts, alt);
+	scan_dwarf(&ts, dw);
 	offsets_clear(o, version);
 	for (i = 0; i < ARRAY_SIZE(pyfields); i++) {
 		const struct pyfield *f = &pyfields[i];

@@ -9,7 +9,7 @@
  *   2. _Py_DebugOffsets at the start of _PyRuntime (3.13+), which CPython
  *      publishes for out-of-process tools (pyoffsets_from_debug);
  *   3. a per-version table generated from CPython's headers by
- *      scripts/gen_pyoffsets.sh (pyoffsets_from_table).
+ *      symbolize/pyoffsets_gen.sh (pyoffsets_from_table).
  *
  * An offset that a version does not have is -1. Versions are encoded like
  * PY_VERSION_HEX without the release level: major << 24 | minor << 16 |
@@ -44,6 +44,8 @@ enum pyoffsets_source {
 
 struct py_offsets {
 	uint32_t version;
+	/* PyObject.ob_type (8, but 24 in a Py_TRACE_REFS build) */
+	int32_t object_type;
 	/* _PyRuntimeState.interpreters.head: the main interpreter */
 	int32_t runtime_interp_head;
 	/* PyInterpreterState.threads.head (3.12+) or .tstate_head (<= 3.11) */
@@ -111,6 +113,9 @@ int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t 
  * entry) from the generated table. 0 or -ENOENT.
  */
 int pyoffsets_from_table(uint32_t version, struct py_offsets *o);
+
+/* Entry @i of the table, NULL past its end (for tests). */
+const struct py_offsets *pyoffsets_table_entry(size_t i);
 
 /* "dwarf", "debug_offsets", "table" or "none". Cannot fail. */
 const char *pyoffsets_source_name(enum pyoffsets_source s);

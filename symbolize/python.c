@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -38,6 +40,7 @@ struct py_file {
 	struct py_offsets off;
 	uint64_t runtime_vaddr;		/* _PyRuntime, 0: none */
 	uint64_t eval_vaddr, eval_size;
+	struct py_types types;		/* file addresses; 0: symbol not found */
 };
 
 struct py_finder {
@@ -174,6 +177,12 @@ static void read_symbols(Elf *elf, struct py_file *pf, uint64_t *version_vaddr)
 				pf->eval_size = sym.st_size;
 			} else if (!strcmp(name, "Py_Version")) {
 				*version_vaddr = sym.st_value;
+			} else if (!strcmp(name, "PyCode_Type")) {
+				pf->types.code = sym.st_value;
+			} else if (!strcmp(name, "PyUnicode_Type")) {
+				pf->types.unicode = sym.st_value;
+			} else if (!strcmp(name, "PyBytes_Type")) {
+				pf->types.bytes = sym.st_value;
 			}
 		}
 	}
@@ -300,11 +309,14 @@ out:
 	elf_end(elf);
 }
 
+/* The file of @m as @pid maps it; pid 0: @m's path in latprof's own view. */
 static int open_mapped(int pid, const struct py_map *m)
 {
 	char path[512];
 	int fd;
 
+	if (!pid)
+		return open(m->path, O_RDONLY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
 		 m->end);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -338,6 +350,22 @@ static struct py_file *finder_file(struct py_finder *f, int pid, const struct py
 	if (fd >= 0 && hashmap_put(&f->files, NULL, dev, m->inode, pf))
 		return NULL;
 	return pf;
+}
+
+int py_finder_prepare(struct py_finder *f, const char *path)
+{
+	struct py_map m = { .inode = 0 };
+	struct stat st;
+
+	if (!is_candidate(path))
+		return 0;
+	if (stat(path, &st))
+		return -errno;
+	m.dev_major = major(st.st_dev);
+	m.dev_minor = minor(st.st_dev);
+	m.inode = st.st_ino;
+	snprintf(m.path, sizeof(m.path), "%s", path);
+	return finder_file(f, 0, &m) ? 0 : -ENOMEM;
 }
 
 static bool parse_map_line(const char *line, struct py_map *m)
@@ -405,6 +433,9 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	out->runtime = pf->runtime_vaddr + bias;
 	out->eval_start = pf->eval_vaddr + bias;
 	out->eval_end = out->eval_start + (pf->eval_size ? pf->eval_size : 1);
+	out->types.code = pf->types.code ? pf->types.code + bias : 0;
+	out->types.unicode = pf->types.unicode ? pf->types.unicode + bias : 0;
+	out->types.bytes = pf->types.bytes ? pf->types.bytes + bias : 0;
 	/* 3.13+ without DWARF or table: the process's own _Py_DebugOffsets */
 	if (pf->status != PY_STATUS_OK && pf->runtime_vaddr && pf->eval_vaddr &&
 	    !pyoffsets_from_debug(py_read_process, (void *)(intptr_t)pid, out->runtime,

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/pycode.h"
 #include "symbolize/pyoffsets.h"
 
 enum py_status {
@@ -36,6 +37,7 @@ struct py_interp {
 	uint64_t eval_start;	/* [start, end) of _PyEval_EvalFrameDefault */
 	uint64_t eval_end;
 	struct py_offsets off;
+	struct py_types types;	/* where the type objects are in the process */
 };
 
 struct py_finder;
@@ -53,6 +55,13 @@ void py_finder_free(struct py_finder *f);
  * what was found) or -errno: -ESRCH when the process is gone, -ENOMEM.
  */
 int py_finder_find(struct py_finder *f, int pid, struct py_interp *out);
+
+/*
+ * Inspect the interpreter file at @path now (a command about to be
+ * started), so that finding it in a process later costs no DWARF read.
+ * Files not named like an interpreter are skipped. 0 or -errno.
+ */
+int py_finder_prepare(struct py_finder *f, const char *path);
 
 /* A py_read_fn over process @arg (a pid cast to a pointer), by process_vm_readv. */
 int py_read_process(void *arg, uint64_t addr, void *buf, size_t len);
