@@ -9,27 +9,67 @@
  * Only .eh_frame (and .debug_frame in the file itself) is used: separate
  * debuginfo is not looked up for unwinding, it costs a file search per
  * process and .eh_frame is what the ABI guarantees.
+ *
+ * Code without CFI (JIT code in anonymous memory, Python's perf trampolines)
+ * is passed with a checked frame-pointer or thin-frame step of our own, after
+ * which libdwfl resumes from the recovered registers: libdwfl's own fallback
+ * trusts %rbp blindly and cannot take a frame that keeps no frame pointer.
+ * Nothing here reads the process's memory but the stack copy; the code bytes
+ * that confirm a return address come from the module files, and the
+ * executable mappings from /proc/PID/maps, read once per snapshot.
  */
 #include "symbolize/unwind.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "src/util.h"
+
+/* An executable mapping [start, limit) of the process. */
+struct unw_range {
+	uint64_t start, limit;
+	bool jit;		/* anonymous or memfd: code generated at run time */
+};
+
+/*
+ * What a step of ours reads of a frame, or recovers of its caller: the
+ * other registers are where that frame saved them, which nothing tells.
+ */
+struct unw_regs {
+	uint64_t ip, sp, bp;
+	bool has_sp, has_bp;	/* libdwfl may not know them */
+	bool at_call;		/* @ip is a return address, the frame sits at a
+				 * call; else it is the leaf or was interrupted
+				 * by a signal, at any instruction */
+};
 
 struct unwinder {
 	Dwfl *dwfl;
-	int pid;
+	int pid;		/* the Dwfl's process and thread: 1 without one */
+	int maps_pid;		/* whose maps list the executable mappings, 0: none */
+	struct { struct unw_range *items; size_t nr, alloc; } exec;	/* x mappings */
+	bool exec_read;
 	/* the sample being unwound, valid during unwinder_run() */
 	const struct sym_unwind_input *in;
 	uint64_t *pcs;
 	size_t max, nr;
 	bool read_past_copy, bad_read, depth;
+	/* one libdwfl walk: from the sample's registers or, resumed, from @resume */
+	bool resumed;
+	struct unw_regs resume;
+	size_t run_nr;		/* frames of this walk */
+	struct unw_regs last;	/* the last frame seen */
+	bool no_cfi;		/* the walk ended at @last, which has no CFI */
 };
 
 static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -54,21 +94,50 @@ static pid_t unw_next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
 	return u->pid;
 }
 
+/* Read the word at @addr from the stack copy; false if it lies outside. */
+static bool unw_read(const struct unwinder *u, uint64_t addr, uint64_t *val)
+{
+	uint64_t sp = u->in->regs[SYM_REG_SP];
+
+	if (addr < sp || addr - sp > u->in->stack_len ||
+	    u->in->stack_len - (addr - sp) < sizeof(*val))
+		return false;
+	memcpy(val, (const char *)u->in->stack + (addr - sp), sizeof(*val));
+	return true;
+}
+
 static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
 	struct unwinder *u = dwfl_arg;
-	uint64_t sp = u->in->regs[SYM_REG_SP];
+	uint64_t val;
 
-	if (addr >= sp && addr - sp <= u->in->stack_len &&
-	    u->in->stack_len - (addr - sp) >= sizeof(*result)) {
-		memcpy(result, (const char *)u->in->stack + (addr - sp), sizeof(*result));
+	if (unw_read(u, addr, &val)) {
+		*result = val;
 		return true;
 	}
-	if (addr >= sp)
+	if (addr >= u->in->regs[SYM_REG_SP])
 		u->read_past_copy = true;
 	else
 		u->bad_read = true;
 	return false;
+}
+
+/*
+ * A resumed walk starts in the caller of a frame without CFI, at a return
+ * address. libdwfl looks the first frame's CFI up at its pc itself, not at
+ * pc - 1 as for a return address, so it is given the call's last byte: after
+ * a call to a noreturn function the return address is already in the next
+ * function. unw_frame() reports the return address.
+ */
+static bool unw_set_resumed_registers(Dwfl_Thread *thread, const struct unw_regs *r)
+{
+	Dwarf_Word sp = r->sp, bp = r->bp;
+
+	if (!dwfl_thread_state_registers(thread, SYM_REG_SP, 1, &sp) ||
+	    (r->has_bp && !dwfl_thread_state_registers(thread, SYM_REG_BP, 1, &bp)))
+		return false;
+	dwfl_thread_state_register_pc(thread, r->ip - 1);
+	return true;
 }
 
 static bool unw_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
@@ -77,6 +146,8 @@ static bool unw_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 	Dwarf_Word regs[SYM_NR_REGS];
 	int i;
 
+	if (u->resumed)
+		return unw_set_resumed_registers(thread, &u->resume);
 	for (i = 0; i < SYM_NR_REGS; i++)
 		regs[i] = u->in->regs[i];
 	dwfl_thread_state_register_pc(thread, u->in->regs[SYM_REG_IP]);
@@ -119,6 +190,7 @@ struct unwinder *unwinder_new(int pid, const struct unwind_module *mods, size_t 
 	if (!u)
 		return NULL;
 	u->pid = pid > 0 ? pid : 1;
+	u->maps_pid = pid > 0 ? pid : 0;
 	u->dwfl = dwfl_begin(&unwind_callbacks);
 	if (!u->dwfl) {
 		free(u);
@@ -139,25 +211,401 @@ void unwinder_free(struct unwinder *u)
 	if (!u)
 		return;
 	dwfl_end(u->dwfl);
+	free(u->exec.items);
 	free(u);
+}
+
+/* One line of /proc/PID/maps, if executable, into @r. */
+static bool maps_parse_exec(const char *line, struct unw_range *r)
+{
+	char perms[5];
+	int n = 0;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %*x %*x:%*x %*u %n", &r->start,
+		   &r->limit, perms, &n) != 3 || !n || perms[2] != 'x')
+		return false;
+	line += n;
+	r->jit = !*line || !strncmp(line, "[anon", 5) ||
+		 !strncmp(line, "/memfd:", 7);
+	return true;
+}
+
+/*
+ * The executable mappings, read at the first need: the Dwfl only knows the
+ * ELF files. A mapping made since then (new JIT code, a library just
+ * dlopen'ed) counts as none: the walk stops there without unwind info, and
+ * the caller's next snapshot brings a new unwinder.
+ */
+static void unw_read_exec_maps(struct unwinder *u)
+{
+	char path[32], *buf = NULL, *line, *nl;
+	struct unw_range r;
+
+	u->exec_read = true;
+	snprintf(path, sizeof(path), "/proc/%d/maps", u->maps_pid);
+	if (!u->maps_pid || read_file(path, &buf, NULL))
+		return;
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!maps_parse_exec(line, &r))
+			continue;
+		if (array_grow(&u->exec, u->exec.nr + 1))
+			break;
+		u->exec.items[u->exec.nr++] = r;
+	}
+	free(buf);
+}
+
+/* The executable mapping holding @addr, or NULL (maps lists them sorted). */
+static const struct unw_range *unw_exec_mapping(struct unwinder *u, uint64_t addr)
+{
+	size_t lo = 0, hi, mid;
+
+	if (!u->exec_read)
+		unw_read_exec_maps(u);
+	hi = u->exec.nr;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (addr < u->exec.items[mid].start)
+			hi = mid;
+		else if (addr >= u->exec.items[mid].limit)
+			lo = mid + 1;
+		else
+			return &u->exec.items[mid];
+	}
+	return NULL;
+}
+
+/*
+ * Length of an x86-64 memory or register operand from its ModRM byte @m on:
+ * ModRM, SIB and displacement. @n bytes are readable from @m. 0 if @n is too
+ * short to tell.
+ */
+static size_t modrm_len(const unsigned char *m, size_t n)
+{
+	unsigned int mod = m[0] >> 6, rm = m[0] & 7;
+	size_t len = 1;
+
+	if (mod == 3)
+		return 1;
+	if (rm == 4) {			/* a SIB byte follows */
+		if (n < 2)
+			return 0;
+		len++;
+		if (mod == 0 && (m[1] & 7) == 5)
+			len += 4;	/* no base: disp32 */
+	} else if (mod == 0 && rm == 5) {
+		len += 4;		/* %rip + disp32 */
+	}
+	if (mod == 1)
+		len += 1;
+	else if (mod == 2)
+		len += 4;
+	return len;
+}
+
+/* The instruction a return address follows. */
+enum unw_call {
+	UNW_CALL_NONE,		/* not a call: not a return address */
+	UNW_CALL_UNKNOWN,	/* in executable memory we have no bytes of (JIT) */
+	UNW_CALL_INDIRECT,	/* call *%reg, call *mem: ff /2 */
+	UNW_CALL_DIRECT,	/* call rel32: e8 */
+};
+
+/*
+ * Which call ends at @end, of which @avail bytes before are readable? REX
+ * and other prefixes before an ff /2 do not change where it ends. An
+ * indirect call is preferred when both encodings fit, since it names no
+ * target to be judged by. Data that merely points into code (a function
+ * pointer, a jump table) is rarely preceded by either.
+ */
+static enum unw_call code_call_before(const unsigned char *end, size_t avail, int32_t *rel32)
+{
+	size_t n;
+
+	for (n = 2; n <= 7 && n <= avail; n++)
+		if (end[-n] == 0xff && ((end[-n + 1] >> 3) & 7) == 2 &&
+		    modrm_len(end - n + 1, n - 1) == n - 1)
+			return UNW_CALL_INDIRECT;
+	if (avail >= 5 && end[-5] == 0xe8) {
+		memcpy(rel32, end - 4, sizeof(*rel32));
+		return UNW_CALL_DIRECT;
+	}
+	return UNW_CALL_NONE;
+}
+
+/* The call before @ra, inside module @mod, read from the module's file. */
+static enum unw_call module_call_before(Dwfl_Module *mod, uint64_t ra, uint64_t *target)
+{
+	Dwarf_Addr off = ra - 1, bias;
+	Elf_Scn *scn = dwfl_module_address_section(mod, &off, &bias);
+	Elf_Data *data = NULL;
+	enum unw_call call;
+	int32_t rel32;
+	GElf_Shdr shdr;
+
+	/* a module spans its data too: code is in an executable section */
+	if (scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_EXECINSTR))
+		data = elf_getdata(scn, NULL);
+	/* off is now the offset of the call's last byte in its section */
+	if (!data || !data->d_buf || off >= data->d_size)
+		return UNW_CALL_NONE;
+	call = code_call_before((const unsigned char *)data->d_buf + off + 1, off + 1, &rel32);
+	if (call == UNW_CALL_DIRECT)
+		*target = ra + rel32;
+	return call;
+}
+
+/*
+ * Can @ra be the return address of a frame, and after which call? Inside a
+ * module it must follow a call instruction; elsewhere (JIT code, whose bytes
+ * we do not have) it must lie in an executable mapping. *@target is set for
+ * a direct call.
+ */
+static enum unw_call unw_call_before(struct unwinder *u, uint64_t ra, uint64_t *target)
+{
+	Dwfl_Module *mod;
+
+	if (ra < 4096 || ra >= 1ULL << 56)
+		return UNW_CALL_NONE;
+	mod = dwfl_addrmodule(u->dwfl, ra - 1);
+	if (mod)
+		return module_call_before(mod, ra, target);
+	return unw_exec_mapping(u, ra - 1) ? UNW_CALL_UNKNOWN : UNW_CALL_NONE;
+}
+
+static bool unw_is_return_address(struct unwinder *u, uint64_t ra)
+{
+	uint64_t target;
+
+	return unw_call_before(u, ra, &target) != UNW_CALL_NONE;
+}
+
+/* Does libdwfl have CFI for @pc (already pc - 1 for a return address)? */
+static bool unw_has_cfi(struct unwinder *u, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, pc);
+	Dwarf_CFI *cfis[2];
+	Dwarf_Frame *frame;
+	Dwarf_Addr bias[2];
+	int i;
+
+	if (!mod)
+		return false;
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (i = 0; i < 2; i++) {
+		if (cfis[i] && !dwarf_cfi_addrframe(cfis[i], pc - bias[i], &frame)) {
+			free(frame);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The caller of frame @f when %rbp is @f's frame pointer: [rbp] holds the
+ * caller's rbp, [rbp + 8] the return address. %rbp must lie in the copy, at
+ * or above the frame's sp (a frame pointer points into its own frame),
+ * 8-aligned, and the return address must be one.
+ */
+static bool unw_step_fp(struct unwinder *u, const struct unw_regs *f, struct unw_regs *next)
+{
+	uint64_t saved_fp, ra;
+
+	if (f->bp < f->sp || f->bp % 8 || !unw_read(u, f->bp, &saved_fp) ||
+	    !unw_read(u, f->bp + 8, &ra) || !unw_is_return_address(u, ra))
+		return false;
+	*next = (struct unw_regs){
+		.ip = ra, .sp = f->bp + 16, .bp = saved_fp, .has_sp = true, .has_bp = true,
+		.at_call = true,
+	};
+	return true;
+}
+
+/*
+ * The caller of frame @f, stopped at a call, when @f keeps no frame pointer:
+ * a thin frame of one word under the return address, as Python's perf
+ * trampolines (3.12, 3.13: sub $8,%rsp; call *%rcx; add $8,%rsp; ret) build.
+ * A call keeps %rsp 16-aligned, so the slot can only be 16 bytes up, and
+ * %rbp passes through unchanged. Without a frame pointer to vouch for the
+ * frame, the word there must return into native code with CFI, after a call
+ * through a pointer (how JIT code is entered: a direct call cannot reach
+ * it); anything else is a spilled value, and the walk stops.
+ */
+static bool unw_step_thin(struct unwinder *u, const struct unw_regs *f, struct unw_regs *next)
+{
+	uint64_t ra, target;
+
+	if (f->sp % 16 || !unw_read(u, f->sp + 8, &ra) ||
+	    unw_call_before(u, ra, &target) != UNW_CALL_INDIRECT || !unw_has_cfi(u, ra - 1))
+		return false;
+	*next = (struct unw_regs){
+		.ip = ra, .sp = f->sp + 16, .bp = f->bp, .has_sp = true, .has_bp = f->has_bp,
+		.at_call = true,
+	};
+	return true;
+}
+
+/*
+ * A leaf (or a frame a signal interrupted) may be at any instruction. Past
+ * its prologue, %rbp is its frame pointer; before `mov %rsp,%rbp` it is
+ * still the caller's, and a frame-pointer step would skip the caller. The
+ * top of the stack tells those apart: the caller's rbp just pushed (before
+ * `mov`), or the return address (before `push %rbp`, or after the
+ * epilogue's pop). A frameless leaf with locals looks past its prologue; no
+ * unwinder without its code can tell, and its caller is then skipped.
+ */
+static bool unw_leaf_past_prologue(struct unwinder *u, const struct unw_regs *f)
+{
+	uint64_t top, target;
+
+	if (!unw_read(u, f->sp, &top) || top == f->bp)
+		return false;
+	switch (unw_call_before(u, top, &target)) {
+	case UNW_CALL_NONE:
+		return true;
+	case UNW_CALL_DIRECT:
+		/*
+		 * Return addresses of earlier calls linger in a frame's slots
+		 * (V8's optimized loops keep one on top). A direct call into a
+		 * module did not enter code outside any module, bar a tail
+		 * jump, so such a one is stale.
+		 */
+		return !dwfl_addrmodule(u->dwfl, f->ip) && dwfl_addrmodule(u->dwfl, target);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Step from @f, a frame whose code has no CFI, to its caller. Outside any
+ * module that code must be JIT code: a file there is a library the snapshot
+ * missed, which the caller's next snapshot will unwind with its CFI. At a
+ * call, a frame whose rbp points into the stack above it is taken as a
+ * frame-pointer frame (JIT code, Python >= 3.14 trampolines) and nothing
+ * else; one whose rbp does not, as a thin frame. A leaf gets the
+ * frame-pointer step only past its prologue, never the thin one: where its
+ * slot is, is unknown.
+ */
+static bool unw_step_no_cfi(struct unwinder *u, const struct unw_regs *f, struct unw_regs *next)
+{
+	const struct unw_range *m;
+	uint64_t word;
+	bool fp_in_stack;
+
+	if (!f->has_sp)
+		return false;
+	if (!dwfl_addrmodule(u->dwfl, f->ip - f->at_call)) {
+		m = unw_exec_mapping(u, f->ip - f->at_call);
+		if (!m || !m->jit)
+			return false;
+	}
+	fp_in_stack = f->has_bp && f->bp >= f->sp && unw_read(u, f->bp, &word);
+	if (!f->at_call)
+		return fp_in_stack && unw_leaf_past_prologue(u, f) && unw_step_fp(u, f, next);
+	if (fp_in_stack)
+		return unw_step_fp(u, f, next);
+	return unw_step_thin(u, f, next);
+}
+
+/* Keep @frame's registers in u->last, for a step of our own from it. */
+static void unw_keep_regs(struct unwinder *u, Dwfl_Frame *frame, Dwarf_Addr pc, bool at_call)
+{
+	struct unw_regs *r = &u->last;
+	Dwarf_Word sp, bp;
+
+	r->has_sp = dwfl_frame_reg(frame, SYM_REG_SP, &sp) == 0;
+	r->has_bp = dwfl_frame_reg(frame, SYM_REG_BP, &bp) == 0;
+	r->sp = r->has_sp ? sp : 0;
+	r->bp = r->has_bp ? bp : 0;
+	r->ip = pc;
+	r->at_call = at_call;
+}
+
+/*
+ * Is @frame, at @pc, the caller at a call (its pc a return address)? The
+ * leaf is not, and neither is a frame a signal interrupted (libdwfl calls
+ * both activations); the first frame of a resumed walk is, though libdwfl
+ * calls it initial. Asking libdwfl unwinds the frame once, which in code
+ * without CFI means its frame-pointer guess and reads that say nothing about
+ * the copy: the read flags are put back.
+ */
+static bool unw_frame_at_call(struct unwinder *u, Dwfl_Frame *frame, bool *ok)
+{
+	bool past = u->read_past_copy, bad = u->bad_read, activation;
+	Dwarf_Addr pc;
+
+	*ok = true;
+	if (u->run_nr == 0)
+		return u->resumed;
+	if (!dwfl_frame_pc(frame, &pc, &activation)) {
+		*ok = false;
+		return false;
+	}
+	if (!dwfl_addrmodule(u->dwfl, activation ? pc : pc - 1)) {
+		u->read_past_copy = past;
+		u->bad_read = bad;
+	}
+	return !activation;
 }
 
 static int unw_frame(Dwfl_Frame *frame, void *arg)
 {
 	struct unwinder *u = arg;
 	Dwarf_Addr pc;
-	bool activation;
+	bool at_call, ok;
 
-	if (!dwfl_frame_pc(frame, &pc, &activation))
+	if (!dwfl_frame_pc(frame, &pc, NULL))
+		return DWARF_CB_ABORT;
+	at_call = unw_frame_at_call(u, frame, &ok);
+	if (!ok)
 		return DWARF_CB_ABORT;
 	if (u->nr == u->max) {
 		u->depth = true;
 		return DWARF_CB_ABORT;
 	}
-	/* after the first frame, an activation is code a signal interrupted */
-	u->pcs[u->nr] = u->nr && activation ? pc | SYM_PC_EXACT : pc;
+	if (u->resumed && u->run_nr == 0)
+		pc++;	/* see unw_set_resumed_registers() */
+	/* past the first frame, a pc that is no return address was interrupted: exact */
+	u->pcs[u->nr] = u->nr && !at_call ? pc | SYM_PC_EXACT : pc;
 	u->nr++;
+	u->run_nr++;
+	unw_keep_regs(u, frame, pc, at_call);
+	/*
+	 * In no module there is no CFI, and libdwfl would go on with a frame
+	 * pointer it does not check: stop and step with ours instead.
+	 */
+	if (!dwfl_addrmodule(u->dwfl, at_call ? pc - 1 : pc)) {
+		u->no_cfi = true;
+		return DWARF_CB_ABORT;
+	}
 	return DWARF_CB_OK;
+}
+
+/*
+ * One libdwfl walk from the sample's registers or from u->resume. Returns
+ * dwfl_getthread_frames()'s result; u->no_cfi says the walk ended at a frame
+ * without CFI (u->last).
+ */
+static int unw_walk(struct unwinder *u)
+{
+	int r;
+
+	u->run_nr = 0;
+	u->no_cfi = false;
+	u->read_past_copy = u->bad_read = false;
+	r = dwfl_getthread_frames(u->dwfl, u->pid, unw_frame, u);
+	/*
+	 * libdwfl gave up inside a module, its own frame-pointer guess failed
+	 * too: if the pc has no CFI, our step may still do.
+	 */
+	if (r < 0 && !u->depth && !u->no_cfi && u->run_nr &&
+	    !unw_has_cfi(u, u->last.ip - u->last.at_call))
+		u->no_cfi = true;
+	return r;
 }
 
 int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t *pcs,
@@ -169,8 +617,13 @@ int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t
 	u->pcs = pcs;
 	u->max = max;
 	u->nr = 0;
-	u->read_past_copy = u->bad_read = u->depth = false;
-	r = dwfl_getthread_frames(u->dwfl, u->pid, unw_frame, u);
+	u->depth = u->resumed = false;
+	r = unw_walk(u);
+	/* a resumed walk records its first frame at least: u->max ends this */
+	while (u->no_cfi && !u->depth && unw_step_no_cfi(u, &u->last, &u->resume)) {
+		u->resumed = true;
+		r = unw_walk(u);
+	}
 	*nr = u->nr;
 	/*
 	 * libdwfl also ends "normally" when the return address lies past the
@@ -178,13 +631,12 @@ int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t
 	 * unwind completes: it is a callee-saved register whose slot an
 	 * epilogue already popped, which libdwfl then leaves undefined.
 	 */
-	if (r == 0 && !u->read_past_copy)
+	if (r == 0 && !u->read_past_copy && !u->no_cfi)
 		*status = SYM_UNWIND_COMPLETE;
 	else if (u->depth)
 		*status = SYM_UNWIND_TRUNCATED_DEPTH;
-	else if (u->nr && !dwfl_addrmodule(u->dwfl, u->pcs[u->nr - 1] - (u->nr > 1)))
-		/* the frame-pointer fallback may have read garbage first: the
-		 * cause is the pc in no known module (JIT, or a new dlopen) */
+	else if (u->no_cfi)
+		/* a frame without CFI that no checked step could pass */
 		*status = SYM_UNWIND_NO_UNWIND_INFO;
 	else if (u->read_past_copy)
 		*status = SYM_UNWIND_TRUNCATED_COPY;

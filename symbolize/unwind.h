@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * DWARF unwinding of a copied user stack, private to symbolize/: libdwfl's
- * unwinder (CFI from .eh_frame/.debug_frame, with its frame-pointer fallback)
- * over one process's modules, reading memory only from the stack snapshot.
- * The symbolizer keeps one unwinder per process snapshot.
+ * unwinder (CFI from .eh_frame/.debug_frame) over one process's modules,
+ * reading memory only from the stack snapshot, and through code without CFI
+ * (JIT code, Python's perf trampolines) with checked frame-pointer steps of
+ * its own. The symbolizer keeps one unwinder per process snapshot.
  */
 #ifndef LATPROF_SYMBOLIZE_UNWIND_H
 #define LATPROF_SYMBOLIZE_UNWIND_H
@@ -22,7 +23,11 @@ struct unwind_module {
 	uint64_t start, offset;	/* the mapping: address and file offset */
 };
 
-/* An unwinder over @mods; NULL with errno set on failure. */
+/*
+ * An unwinder over @mods; NULL with errno set on failure. /proc/@pid/maps is
+ * read at the first frame without CFI, to tell JIT code from other memory
+ * (@pid <= 0: none is).
+ */
 struct unwinder *unwinder_new(int pid, const struct unwind_module *mods, size_t nr);
 /* NULL is a no-op. */
 void unwinder_free(struct unwinder *u);
