@@ -92,7 +92,7 @@ FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
 FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
 .PHONY: all setup browser-deps demo model-demo docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run \
-	check-fuzz check-valgrind
+	check-fuzz check-valgrind check-kernels
 all: $(PROG)
 
 $(PROG): $(PROG_OBJS) $(LIB_OBJS)
@@ -247,6 +247,14 @@ check-deps:
 check-long: latprof $(FIXTURE_BINS)
 	$(Q)TEST_TIMEOUT_S=330 tests/run.sh long $(wildcard tests/long/test_*.sh)
 
+# The e2e tests on Debian 12's own kernel (6.1), booted under qemu without KVM
+# from a root that debootstrap makes once in build/kernels/ (docs/kernels.md):
+# root; about 4 minutes, plus 5-10 for the first image. KERNEL_TESTS=all runs
+# every e2e test (about 13 minutes), or names the tests to run.
+KERNEL_TESTS ?=
+check-kernels: $(PROG) $(FIXTURE_BINS)
+	$(Q)$(TEST_ENV) tests/kernels/run.sh $(KERNEL_TESTS)
+
 # libFuzzer targets, one binary per parser of untrusted input (docs/fuzzing.md):
 # the library part built with clang, ASan and UBSan in its own object tree and
 # archived, so each target links only what it calls. `make fuzz-run
@@ -258,7 +266,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,unde
 	-DLATPROF_VERSION='"$(VERSION)"'
 FUZZ_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/proto/profile.pb-c.o
 FUZZ_LIB := $(BUILD)/fuzz/liblatprof.a
-FUZZ_TARGETS ?= symbolize pprof folded perfmap serve_query config
+FUZZ_TARGETS ?= symbolize pprof folded perfmap serve_query config pycode
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_LIBS_serve_query := -lmicrohttpd
 FUZZ_SECONDS ?= 60
@@ -375,4 +383,4 @@ include bench/floor/floor.mk
 clean:
 	rm -rf build build-san latprof
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -type f -name '*.d' 2>/dev/null)

@@ -13,11 +13,20 @@ struct {
 	__type(value, __u64);
 } cpu_samples SEC(".maps");
 
-/* x86: the privilege level of the interrupted code is in the low bits of CS */
+/* Index of cs in the uapi struct pt_regs of x86-64 (8-byte slots), the ctx's layout. */
+#define UAPI_PT_REGS_CS 17
+
+/*
+ * x86: the privilege level of the interrupted code is in the low bits of CS.
+ * Read at its uapi offset, not as ctx->regs.cs: vmlinux.h's pt_regs is the
+ * kernel's, whose cs became a 2-byte union member in 6.9 ("x86/ptrace:
+ * Cleanup the definition of the pt_regs structure", for FRED), and CO-RE
+ * then refuses the 8-byte load the context requires on a kernel where cs is
+ * still 8 bytes (6.1: "unexpected mem size"). The uapi layout never changed.
+ */
 static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 {
-	/* the context only allows 8-byte loads of pt_regs fields */
-	__u64 cs = *(volatile __u64 *)&ctx->regs.cs;
+	__u64 cs = ((const volatile __u64 *)ctx)[UAPI_PT_REGS_CS];
 
 	return (cs & 3) != 0;
 }

@@ -361,11 +361,42 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	timed_add(&key, 0, blocked, preempted);
 }
 
+/* task_struct before 5.14, whose state was not yet __state */
+struct task_struct___pre514 {
+	long state;
+};
+
+/* The run state of @task (0: TASK_RUNNING); renamed to __state in 5.14 (commit 2f064a59a11f). */
+static __always_inline unsigned int task_run_state(struct task_struct *task)
+{
+	struct task_struct___pre514 *old = (void *)task;
+
+	if (bpf_core_field_exists(task->__state))
+		return BPF_CORE_READ(task, __state);
+	return BPF_CORE_READ(old, state);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	offcpu_out(ctx, prev, preempt, prev_state);
+	offcpu_in(next);
+	return 0;
+}
+
+/*
+ * Before 5.18 the tracepoint has no prev_state argument (commit fa2c3254d7cf,
+ * "sched/tracing: Don't re-read p->state when emitting sched_switch event"),
+ * and a program that reads it does not load; user space loads this one
+ * instead. prev's own state says the same thing unless it was woken in the
+ * instants since it set it, which counts the interval as preempted.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tp_sched_switch_nostate, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	offcpu_out(ctx, prev, preempt, task_run_state(prev));
 	offcpu_in(next);
 	return 0;
 }
@@ -391,7 +422,7 @@ static __always_inline struct lp_task *parked_since_attach(struct task_struct *t
 	struct lp_task *t;
 	long nr;
 
-	if (task->__state == TASK_RUNNING || !regs || !attach_ns)
+	if (task_run_state(task) == TASK_RUNNING || !regs || !attach_ns)
 		return NULL;
 	nr = BPF_CORE_READ(regs, orig_ax);
 	if (nr < 0 || nr >= LP_MAX_SYSCALL_NR)
@@ -414,12 +445,11 @@ static __always_inline struct lp_task *parked_since_attach(struct task_struct *t
 /*
  * Run once at stop, after the other programs are detached: every target
  * thread still in a syscall or off CPU is reported with its time up to
- * stop_ns, its user stack copied from its address space (hence sleepable).
+ * stop_ns and its user stack, copied from its address space by an iterator
+ * of kind @uctx (USTACK_CTX_ITER, or USTACK_CTX_ITER_NOCOPY: registers only).
  */
-SEC("iter.s/task")
-int dump_in_flight(struct bpf_iter__task *ctx)
+static __always_inline int in_flight_report(struct task_struct *task, const enum ustack_ctx uctx)
 {
-	struct task_struct *task = ctx->task;
 	struct ustack_info info = { .nr = -1, .flags = LP_USTACK_IN_FLIGHT };
 	struct lp_proc *proc;
 	struct lp_task *t;
@@ -463,8 +493,26 @@ int dump_in_flight(struct bpf_iter__task *ctx)
 		}
 	}
 	if (info.value || info.blocked_ns || info.preempted_ns)
-		ustack_submit_task(&info, task, USTACK_CTX_ITER);
+		ustack_submit_task(&info, task, uctx);
 	return 0;
+}
+
+/* Sleepable: bpf_copy_from_user_task reads the stack from the task's memory (5.18+). */
+SEC("iter.s/task")
+int dump_in_flight(struct bpf_iter__task *ctx)
+{
+	return in_flight_report(ctx->task, USTACK_CTX_ITER);
+}
+
+/*
+ * Before 5.18 (no bpf_copy_from_user_task, no sleepable iterators), loaded
+ * instead of dump_in_flight: the same times, each with the leaf frame its
+ * registers give, but no deeper user stack.
+ */
+SEC("iter/task")
+int dump_in_flight_nocopy(struct bpf_iter__task *ctx)
+{
+	return in_flight_report(ctx->task, USTACK_CTX_ITER_NOCOPY);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -85,18 +85,39 @@ int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 }
 
 /*
+ * mm_struct before 6.2, whose rss_stat was one struct of atomic counters;
+ * 6.2 made it an array of per-CPU counters (commit f1a7941243c1, "mm:
+ * convert mm's rss stats into percpu_counter"). CO-RE picks the layout.
+ */
+struct mm_rss_stat___pre62 {
+	atomic_long_t count[4];
+};
+
+struct mm_struct___pre62 {
+	struct mm_rss_stat___pre62 rss_stat;
+};
+
+/*
  * Resident pages of @mm: file + anon + shmem, as get_mm_rss() counts them.
- * The per-CPU counters' central value lags by at most a batch per CPU.
+ * The per-CPU counters' central value lags by at most a batch per CPU (before
+ * 6.2, by the up to 64 events each thread caches).
  */
 static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
 {
+	struct mm_struct___pre62 *old = (void *)mm;
 	__s64 file, anon, shmem;
 
 	if (!mm)
 		return 0;
-	file = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
-	anon = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
-	shmem = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
+	if (bpf_core_field_exists(old->rss_stat.count)) {
+		file = BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter);
+		anon = BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES].counter);
+		shmem = BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES].counter);
+	} else {
+		file = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
+		anon = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
+		shmem = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
+	}
 	return file + anon + shmem > 0 ? file + anon + shmem : 0;
 }
 

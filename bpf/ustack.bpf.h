@@ -21,20 +21,31 @@ extern const volatile __u32 cfg_nr_cpus;	/* possible CPUs: scratch slots per con
  * Which scratch record a program may use. The CPU sampler runs from a timer
  * interrupt and can land in the middle of a tracepoint program's copy on the
  * same CPU, so the two kinds have their own records: slot = cpu for the
- * sampler, nr_cpus + cpu for tracepoints, 2 x nr_cpus for the (sleepable,
- * run once) in-flight iterator.
+ * sampler, nr_cpus + cpu for tracepoints, 2 x nr_cpus for the (run once)
+ * in-flight iterator. The iterator reads another task's stack, which needs
+ * bpf_copy_from_user_task and a sleepable iterator (5.18); before that it
+ * sends the registers without the stack (USTACK_CTX_ITER_NOCOPY).
  */
 enum ustack_ctx {
 	USTACK_CTX_SAMPLE,
 	USTACK_CTX_TRACE,
 	USTACK_CTX_ITER,
+	USTACK_CTX_ITER_NOCOPY,
 };
 
 /* A record plus one page of slack, so the verifier can bound each copy. */
 struct ustack_scratch {
 	struct lp_ustack_sample s;
 	__u8 slack[PAGE_BYTES];
-	__u8 pyframe[LP_PY_FRAME_READ + 8];	/* one Python frame (python.bpf.h) */
+	/*
+	 * One Python frame (python.bpf.h), read with a length masked to
+	 * 2 * LP_PY_FRAME_READ - 1 and then checked against LP_PY_FRAME_READ.
+	 * 6.1's verifier does not carry that check to the copy of the length
+	 * spilled to the stack and reloaded for the read ("invalid access to
+	 * map value"), so the buffer has room for the mask's bound, not the
+	 * check's.
+	 */
+	__u8 pyframe[2 * LP_PY_FRAME_READ + 8];
 };
 
 struct ustack_scratch_map {	/* one record per CPU: too big for the BPF stack */
@@ -145,13 +156,13 @@ struct ustack_info {
  * Send the user stack of @task with @info, from a program of kind @ctx. The
  * user registers come from the task's saved pt_regs, so this works from any
  * hook (perf_event, tracepoints, iterators) whether the task was in user or
- * kernel mode. Only the iterator may pass a @task that is not current.
+ * kernel mode. Only the iterators may pass a @task that is not current.
  * Returns 0, or -1 when the sample was lost (counted).
  */
 static __always_inline int ustack_submit_task(const struct ustack_info *info,
 					      struct task_struct *task, const enum ustack_ctx ctx)
 {
-	const bool remote = ctx == USTACK_CTX_ITER;
+	const bool remote = ctx == USTACK_CTX_ITER || ctx == USTACK_CTX_ITER_NOCOPY;
 	__u32 slot = bpf_get_smp_processor_id();
 	struct ustack_scratch *scratch;
 	struct lp_ustack_sample *s;
@@ -159,7 +170,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 
 	if (ctx == USTACK_CTX_TRACE)
 		slot += cfg_nr_cpus;
-	else if (ctx == USTACK_CTX_ITER)
+	else if (remote)
 		slot = 2 * cfg_nr_cpus;
 	scratch = bpf_map_lookup_elem(&ustack_scratch, &slot);
 	if (!scratch) {
@@ -191,7 +202,8 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	} else {
 		py_walk(s, task, info->tgid, scratch->pyframe);
 	}
-	len = ustack_copy(s, s->regs[7], task, remote);
+	/* without a copy user space unwinds the leaf frame from the registers */
+	len = ctx == USTACK_CTX_ITER_NOCOPY ? 0 : ustack_copy(s, s->regs[7], task, remote);
 	barrier_var(len);
 	len &= 2 * LP_MAX_STACK_COPY - 1;
 	if (len > LP_MAX_STACK_COPY)

@@ -8,6 +8,9 @@
 #include "src/collect.h"
 
 #include "src/collect_priv.h"
+#include "src/target.h"
+
+#include <bpf/btf.h>
 
 _Static_assert(sizeof(struct lp_sample_key) == 32, "lp_sample_key layout");
 _Static_assert(sizeof(struct lp_timed_key) == 40, "lp_timed_key layout");
@@ -161,6 +164,12 @@ static void python_probe(struct collect *c, pid_t pid, uint32_t gen)
 		return;
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
 		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
+}
+
+/* The maps of (@pid, @gen) were re-read: libpython may be there now. */
+static void python_refreshed(void *arg, pid_t pid, uint32_t gen)
+{
+	python_probe(arg, pid, gen);
 }
 
 /* @pid exec'ed or exited: its old interpreter is not to be walked. */
@@ -427,20 +436,93 @@ int collect_track_flush(struct collect *c)
 	return err;
 }
 
-/* Which programs load: only those of the chosen collectors. */
-static void select_programs(struct collect *c)
+/*
+ * What the running kernel has that older ones lack and a program needs to
+ * load at all (docs/kernels.md). Read from the kernel's BTF before load, so
+ * that the fallback programs load instead of the whole object failing.
+ */
+struct kernel_features {
+	bool copy_from_user_task;	/* 5.18: the in-flight iterator copies stacks */
+	bool switch_prev_state;		/* 5.18: sched_switch's prev_state argument */
+};
+
+/* Does @btf's enum @name have the value @value? */
+static bool btf_enum_has(const struct btf *btf, const char *name, const char *value)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_enum *e = t ? btf_enum(t) : NULL;
+	int i;
+
+	for (i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), value))
+			return true;
+	return false;
+}
+
+/* The number of arguments of tracepoint @tp's BTF prototype (with its __data); -1 if none. */
+static int btf_tp_nr_args(const struct btf *btf, const char *tp)
+{
+	char name[64];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (t)
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
+}
+
+/*
+ * The running kernel's features. Without BTF every feature is assumed and the
+ * load reports what is missing. The hidden LATPROF_DEBUG_OLD_KERNEL=1 takes
+ * them all away, so that the fallbacks are tested on new kernels too.
+ */
+static void kernel_features_probe(struct kernel_features *f)
+{
+	const char *old = getenv("LATPROF_DEBUG_OLD_KERNEL");
+	struct btf *btf;
+
+	f->copy_from_user_task = true;
+	f->switch_prev_state = true;
+	if (old && *old && strcmp(old, "0")) {
+		f->copy_from_user_task = false;
+		f->switch_prev_state = false;
+		return;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return;
+	f->copy_from_user_task = btf_enum_has(btf, "bpf_func_id", "BPF_FUNC_copy_from_user_task");
+	/* __data, preempt, prev, next, prev_state */
+	f->switch_prev_state = btf_tp_nr_args(btf, "sched_switch") != 4;
+	btf__free(btf);
+}
+
+/* Which programs load: only those of the chosen collectors, as the kernel has them. */
+static void select_programs(struct collect *c, const struct kernel_features *f)
 {
 	struct latprof_bpf *s = c->skel;
+	bool in_flight = c->sys_hooks || c->mode_offcpu;
 
 	bpf_program__set_autoload(s->progs.on_cpu_sample, c->mode_cpu);
 	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks && !c->raw_tp);
 	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks && !c->raw_tp);
 	bpf_program__set_autoload(s->progs.raw_sys_enter, c->sys_hooks && c->raw_tp);
 	bpf_program__set_autoload(s->progs.raw_sys_exit, c->sys_hooks && c->raw_tp);
-	bpf_program__set_autoload(s->progs.tp_sched_switch, c->mode_offcpu);
-	bpf_program__set_autoload(s->progs.dump_in_flight, c->sys_hooks || c->mode_offcpu);
+	bpf_program__set_autoload(s->progs.tp_sched_switch, c->mode_offcpu && f->switch_prev_state);
+	bpf_program__set_autoload(s->progs.tp_sched_switch_nostate,
+				  c->mode_offcpu && !f->switch_prev_state);
+	bpf_program__set_autoload(s->progs.dump_in_flight, in_flight && f->copy_from_user_task);
+	bpf_program__set_autoload(s->progs.dump_in_flight_nocopy,
+				  in_flight && !f->copy_from_user_task);
 	/* run by hand once at stop */
 	bpf_program__set_autoattach(s->progs.dump_in_flight, false);
+	bpf_program__set_autoattach(s->progs.dump_in_flight_nocopy, false);
 }
 
 /*
@@ -458,7 +540,8 @@ static uint32_t debug_max_entries(uint32_t n)
 	return n;
 }
 
-static int configure(struct collect *c, const struct collect_opts *o)
+static int configure(struct collect *c, const struct collect_opts *o,
+		     const struct kernel_features *f)
 {
 	struct latprof_bpf *s = c->skel;
 	int ncpu = libbpf_num_possible_cpus();
@@ -467,7 +550,7 @@ static int configure(struct collect *c, const struct collect_opts *o)
 
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
-	select_programs(c);
+	select_programs(c, f);
 	err = configure_track(c, o);
 	if (err)
 		return err;
@@ -525,15 +608,21 @@ static int configure(struct collect *c, const struct collect_opts *o)
  */
 static int load(struct collect *c, const struct collect_opts *o, const char **why)
 {
+	struct kernel_features f;
 	int err;
 
+	kernel_features_probe(&f);
+	if (!f.copy_from_user_task && (c->sys_hooks || c->mode_offcpu))
+		pr_debug("kernel without bpf_copy_from_user_task (5.18): calls in flight at stop keep only their innermost user frame");
+	if (!f.switch_prev_state && c->mode_offcpu)
+		pr_debug("kernel without sched_switch's prev_state (5.18): off-CPU reads the task's state");
 	for (;;) {
 		*why = "cannot open BPF object";
 		c->skel = latprof_bpf__open();
 		if (!c->skel)
 			return -errno;
 		*why = "cannot configure BPF maps";
-		err = configure(c, o);
+		err = configure(c, o, &f);
 		if (err)
 			return err;
 		*why = "cannot load BPF programs (see docs/troubleshooting.md)";
@@ -584,6 +673,8 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 		c->py = pystacks_new(o->debug_dirs, o->nr_debug_dirs);
 		if (!c->py)
 			goto fail;
+		c->images.refreshed = python_refreshed;
+		c->images.refreshed_arg = c;
 	}
 	libbpf_set_print(libbpf_print);
 	*err = load(c, o, why);
@@ -620,8 +711,12 @@ fail:
 	return NULL;
 }
 
-int collect_add_command(struct collect *c, pid_t pid)
+int collect_add_command(struct collect *c, pid_t pid, const char *file)
 {
+	char path[4096];
+
+	if (c->py && command_path(file, path, sizeof(path)))
+		pystacks_prepare(c->py, path);
 	c->command_pid = pid;
 	return collect_add_pid(c, pid);
 }
@@ -765,6 +860,9 @@ static void report_in_flight(struct collect *c)
 	char buf[64];
 	int fd;
 
+	/* the one of the two that loaded (select_programs) */
+	if (bpf_program__fd(prog) < 0)
+		prog = c->skel->progs.dump_in_flight_nocopy;
 	if (c->in_flight_done || bpf_program__fd(prog) < 0)
 		return;
 	c->in_flight_done = true;

@@ -102,9 +102,10 @@ int collect_add_pid(struct collect *c, pid_t pid);
 /*
  * Make @pid, a command latprof forked and holds until attached, a target.
  * What it does before its exec (waiting for the release) is latprof's, not
- * the command's, and is left out of the profile. 0 or -errno.
+ * the command's, and is left out of the profile. @file is what it will
+ * exec (argv[0], looked up in PATH like execvp). 0 or -errno.
  */
-int collect_add_command(struct collect *c, pid_t pid);
+int collect_add_command(struct collect *c, pid_t pid, const char *file);
 
 /* Attach all programs and start sampling on every online CPU. 0 or -errno. */
 int collect_attach(struct collect *c);

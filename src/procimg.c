@@ -117,8 +117,15 @@ int proc_images_refresh(struct proc_images *m, int max_ms)
 	for (i = 0; i < m->list.nr; i++) {
 		struct proc_image *img = &m->list.items[i];
 
-		if (img->next_refresh_ns && img->next_refresh_ns <= now)
-			proc_images_snapshot(m, img->pid, img->gen);
+		if (img->next_refresh_ns && img->next_refresh_ns <= now) {
+			pid_t pid = img->pid;
+			uint32_t gen = img->gen;
+
+			proc_images_snapshot(m, pid, gen);
+			img = &m->list.items[i];	/* the list may have moved */
+			if (m->refreshed)
+				m->refreshed(m->refreshed_arg, pid, gen);
+		}
 		if (img->next_refresh_ns && img->next_refresh_ns < next)
 			next = img->next_refresh_ns;
 	}

@@ -40,6 +40,9 @@ struct proc_images {
 	struct symbolizer *sym;		/* borrowed */
 	struct { struct proc_image *items; size_t nr, alloc; } list;
 	uint64_t snapshot_failed;	/* processes gone before their maps were read */
+	/* called after each scheduled re-read (NULL: none) */
+	void (*refreshed)(void *arg, pid_t pid, uint32_t gen);
+	void *refreshed_arg;
 };
 
 /* Image (@pid, @gen), or NULL. Borrowed until the next new image. */

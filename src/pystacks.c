@@ -21,11 +21,11 @@
 #include "symbolize/pycode.h"
 #include "symbolize/symbolize.h"
 
-#define PROBE_FIRST_DELAY_NS (50 * 1000 * 1000ULL)
+#define PROBE_FIRST_DELAY_NS (5 * 1000 * 1000ULL)
 #define PROBE_MAX_DELAY_NS (2 * NSEC_PER_SEC)
 
 static const char *const walk_names[LP_PY_WALK_NR] = {
-	[LP_PY_WALK_NONE] = "none",
+	[LP_PY_WALK_NONE] = "before_found",
 	[LP_PY_WALK_OK] = "ok",
 	[LP_PY_WALK_TRUNCATED] = "truncated",
 	[LP_PY_WALK_NO_THREAD] = "no_thread",
@@ -208,6 +208,14 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc
 	return 1;
 }
 
+void pystacks_prepare(struct pystacks *ps, const char *path)
+{
+	int err = py_finder_prepare(ps->finder, path);
+
+	if (err)
+		pr_debug("%s: %s", path, strerror(-err));
+}
+
 /* The code object at @addr of @pp, read on first use; NULL on ENOMEM. */
 static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp, uint64_t addr)
 {
@@ -222,8 +230,8 @@ static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp, u
 		return NULL;
 	}
 	pp->entries.items[pp->entries.nr++] = ce;
-	if (!py_code_read(&pp->interp.off, py_read_process, (void *)(intptr_t)pp->pid, addr,
-			  &ce->code)) {
+	if (!py_code_read_typed(&pp->interp.off, &pp->interp.types, py_read_process,
+				(void *)(intptr_t)pp->pid, addr, &ce->code)) {
 		ce->name = strtab_intern(ps->strs, ce->code.qualname);
 		ce->file = strtab_intern(ps->strs, ce->code.filename);
 		ce->first_line = ce->code.firstlineno;
@@ -371,7 +379,7 @@ int pystacks_store(const struct pystacks *ps, struct profile *p)
 			snprintf(val, sizeof(val), "unsupported: %s", in->why);
 		}
 		err = profile_set_meta(p, key, val);
-		for (k = LP_PY_WALK_OK; !err && k < LP_PY_WALK_NR && in->status == PY_STATUS_OK;
+		for (k = LP_PY_WALK_NONE; !err && k < LP_PY_WALK_NR && in->status == PY_STATUS_OK;
 		     k++) {
 			snprintf(key, sizeof(key), "proc.%d.python_walk_%s", pp->pid, walk_names[k]);
 			err = add_meta_u64(p, key, pp->walks[k]);

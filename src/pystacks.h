@@ -53,6 +53,12 @@ void pystacks_free(struct pystacks *ps);
 int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out);
 
 /*
+ * Read the interpreter file @path before a command runs it (its DWARF can
+ * take 0.2 s to read), so its first frames are walked. Best effort.
+ */
+void pystacks_prepare(struct pystacks *ps, const char *path);
+
+/*
  * Merge the Python frames of sample @s (of image @pid, @gen) into its native
  * pcs @pcs[0..nr) (leaf first, as symbolizer_unwind gives them) into
  * @out[0..max); returns the number of pcs written. A process without Python

@@ -569,7 +569,7 @@ static int open_session(struct record_run *r)
 	if (r->o->command) {
 		err = start_command(r);
 		if (!err)
-			err = collect_add_command(r->col, r->child.pid);
+			err = collect_add_command(r->col, r->child.pid, r->o->command[0]);
 		if (err)
 			return err;
 	}

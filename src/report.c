@@ -309,10 +309,12 @@ static void print_python(const struct report_opts *o, const struct profile *p)
 			       proc_meta(p, pid, "python_samples_without_frames"));
 			continue;
 		}
-		printf("  %7s Python %s\n  %7s walked %" PRIu64 ", truncated %" PRIu64
-		       ", thread not found %" PRIu64 ", unreadable %" PRIu64
-		       ", unnamed frames %" PRIu64 "\n", pid, v, "",
-		       proc_meta(p, pid, "python_walk_ok"), proc_meta(p, pid, "python_walk_truncated"),
+		printf("  %7s Python %s\n  %7s stacks walked %" PRIu64 ", taken before it was found %"
+		       PRIu64 ", truncated %" PRIu64 "\n  %7s thread not found %" PRIu64
+		       ", unreadable %" PRIu64 ", unnamed frames %" PRIu64 "\n", pid, v, "",
+		       proc_meta(p, pid, "python_walk_ok"),
+		       proc_meta(p, pid, "python_walk_before_found"),
+		       proc_meta(p, pid, "python_walk_truncated"), "",
 		       proc_meta(p, pid, "python_walk_no_thread"),
 		       proc_meta(p, pid, "python_walk_read_failed"),
 		       proc_meta(p, pid, "python_frames_unnamed"));

@@ -429,7 +429,7 @@ static int start_command(struct serve *s, struct child *ch)
 		return err;
 	}
 	s->command_pid = ch->pid;
-	err = collect_add_command(s->col, ch->pid);
+	err = collect_add_command(s->col, ch->pid, s->o.command[0]);
 	if (err)
 		pr_err("cannot trace '%s': %s", s->o.command[0], strerror(-err));
 	return err;

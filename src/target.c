@@ -19,24 +19,30 @@ static bool is_executable(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 
-bool command_exists(const char *file)
+bool command_path(const char *file, char *buf, size_t size)
 {
 	const char *path = getenv("PATH"), *p, *end;
-	char buf[4096];
 
 	if (strchr(file, '/'))
-		return is_executable(file);
+		return is_executable(file) && snprintf(buf, size, "%s", file) < (int)size;
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path; *p; p = *end ? end + 1 : end) {
 		end = strchrnul(p, ':');
-		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end > p ? p : ".",
-			     file) >= (int)sizeof(buf))
+		if (snprintf(buf, size, "%.*s/%s", (int)(end - p), end > p ? p : ".", file) >=
+		    (int)size)
 			continue;
 		if (is_executable(buf))
 			return true;
 	}
 	return false;
+}
+
+bool command_exists(const char *file)
+{
+	char buf[4096];
+
+	return command_path(file, buf, sizeof(buf));
 }
 
 static void child_run(int release_rd, int error_wr, char *const argv[])

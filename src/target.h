@@ -18,6 +18,9 @@ struct child {
 /* Is @file an executable found like execvp would find it? */
 bool command_exists(const char *file);
 
+/* The path of @file found like execvp would find it, into @buf; false if none. */
+bool command_path(const char *file, char *buf, size_t size);
+
 /* Fork the child, held before exec. 0 or -errno. */
 int child_start(struct child *c, char *const argv[]);
 

@@ -11,7 +11,10 @@
 # exports _start and Py_BytesMain in .dynsym, not main). The script prints
 # the process's CPU time (time.process_time_ns). (perf record --call-graph
 # dwarf finds both frames in 99.8% of its samples.)
-# Checks, --unwind dwarf -F 499:
+# The native stack is what is tested, so Python frames are off (--no-python:
+# with them, each _PyEval_EvalFrameDefault gives way to the Python functions
+# it ran; test_python_frames.sh checks those).
+# Checks, --unwind dwarf -F 499 --no-python:
 #   - the python process's sample count is within +-10% of cpu_time_s x freq;
 #   - >= 95% of its samples contain _start and, later (leafwards),
 #     _PyEval_EvalFrameDefault; samples whose leaf is in the kernel (the
@@ -27,7 +30,7 @@ nm -D "$PY" 2>/dev/null | grep -qw _PyEval_EvalFrameDefault ||
 	skip "$PY does not export _PyEval_EvalFrameDefault (not Debian's python3.11?)"
 
 freq=499
-record_and_fold py --unwind dwarf -F $freq -- "$PY" "$SCRIPT" 3
+record_and_fold py --unwind dwarf --no-python -F $freq -- "$PY" "$SCRIPT" 3
 folded=$WORKDIR/py.folded
 out=$WORKDIR/py.out
 cpu_ns=$(kv "$out" "py_loop " cpu_ns)
