@@ -155,12 +155,12 @@ static void tree_exit(struct collect *c, const struct lp_proc_event *e)
  * Called at its first sight and with its samples, because libpython is
  * mapped after the exec that made the process (pystacks rate-limits).
  */
-static void python_probe(struct collect *c, pid_t pid, uint32_t gen)
+static void python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait)
 {
 	struct lp_py_proc pp;
 	uint32_t key = pid;
 
-	if (!c->py || pystacks_probe(c->py, pid, gen, &pp) != 1)
+	if (!c->py || pystacks_probe(c->py, pid, gen, wait, &pp) != 1)
 		return;
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
 		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
@@ -169,7 +169,7 @@ static void python_probe(struct collect *c, pid_t pid, uint32_t gen)
 /* The maps of (@pid, @gen) were re-read: libpython may be there now. */
 static void python_refreshed(void *arg, pid_t pid, uint32_t gen)
 {
-	python_probe(arg, pid, gen);
+	python_probe(arg, pid, gen, false);
 }
 
 /* @pid exec'ed or exited: its old interpreter is not to be walked. */
@@ -206,7 +206,7 @@ static int on_event(void *ctx, void *data, size_t size)
 			memcpy(img->comm, e->comm, LP_COMM_LEN);
 		if (e->type == LP_EVENT_EXEC)
 			python_forget(c, e->pid);
-		python_probe(c, e->pid, e->gen);
+		python_probe(c, e->pid, e->gen, false);
 		if (e->type == LP_EVENT_NEW)
 			tree_new(c, e);
 		else if (size >= sizeof(*pe))
@@ -285,7 +285,7 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	if (e->flags & LP_USTACK_IN_FLIGHT)
 		c->in_flight_reported++;
 	if (c->py) {
-		python_probe(c, e->tgid, e->gen);
+		python_probe(c, e->tgid, e->gen, false);
 		nr = pystacks_merge(c->py, e->tgid, e->gen, e, pcs, nr, merged,
 				    ARRAY_SIZE(merged));
 		return stackagg_add(c->ustacks, &key, merged, nr, &v) ? -ENOMEM : 0;
@@ -750,7 +750,8 @@ int collect_add_pid(struct collect *c, pid_t pid)
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.procs), &key, &zero, BPF_ANY))
 		return -errno;
 	proc_images_snapshot(&c->images, pid, 0);
-	python_probe(c, pid, 0);
+	/* before recording starts: the interpreter's DWARF is read now */
+	python_probe(c, pid, 0, true);
 	img = proc_images_find(&c->images, pid, 0);
 	pi = proc_tree_start(&c->procs, pid, proc_read_ppid(pid), now_ns(),
 			     img ? img->comm : NULL);

@@ -177,7 +177,8 @@ static bool bpf_view(const struct py_interp *in, struct lp_py_proc *out)
 	return true;
 }
 
-int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out)
+int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
+		   struct lp_py_proc *out)
 {
 	struct pyproc *pp = pyproc_get(ps, pid, gen, true);
 	uint64_t now = now_ns();
@@ -190,7 +191,7 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc
 	pp->next_probe_ns = now + pp->probe_delay_ns;
 	if (pp->probe_delay_ns < PROBE_MAX_DELAY_NS)
 		pp->probe_delay_ns *= 2;
-	err = py_finder_find(ps->finder, pid, &pp->interp);
+	err = py_finder_find(ps->finder, pid, wait, &pp->interp);
 	if (err)
 		return err;
 	if (pp->interp.status != PY_STATUS_OK)

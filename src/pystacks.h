@@ -48,9 +48,12 @@ void pystacks_free(struct pystacks *ps);
  * @out when the process runs a CPython whose frames can be walked and the
  * py_procs map should now hold @out; 0 when there is nothing (new) to put
  * there; -errno on failure. Cheap to call again: a process already found is
- * not looked at twice.
+ * not looked at twice. An interpreter file not seen before is read now if
+ * @wait (before recording starts), else in the background (see
+ * py_finder_find) and found by a later call.
  */
-int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out);
+int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
+		   struct lp_py_proc *out);
 
 /*
  * Read the interpreter file @path before a command runs it (its DWARF can

@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,13 +43,33 @@ struct py_file {
 	uint64_t runtime_vaddr;		/* _PyRuntime, 0: none */
 	uint64_t eval_vaddr, eval_size;
 	struct py_types types;		/* file addresses; 0: symbol not found */
+	bool pending;			/* queued for the reader thread */
 };
 
+/* A file for the reader thread to inspect. */
+struct py_job {
+	int fd;
+	struct py_file *pf;	/* where the result goes (pending until then) */
+	char path[256];
+};
+
+/*
+ * Reading an interpreter's DWARF can take 0.2 s of CPU (python3.11-dbg's is
+ * zlib-compressed): files met in running processes are read by a thread of
+ * its own at SCHED_IDLE, so the session's event loop never waits for it and
+ * the traced programs never wait for a CPU because of it. @lock guards
+ * @files, @owned, every py_file's contents and the queue.
+ */
 struct py_finder {
 	char **dirs;
 	size_t nr_dirs;
 	struct hashmap files;		/* (NULL, dev, inode) -> struct py_file */
 	struct { struct py_file **items; size_t nr, alloc; } owned;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct { struct py_job *items; size_t nr, alloc; } jobs;
+	pthread_t reader;
+	bool reader_started, stop;
 };
 
 /* One file mapping of /proc/PID/maps. */
@@ -64,6 +86,8 @@ struct py_finder *py_finder_new(const char *const *debug_dirs, size_t nr)
 
 	if (!f)
 		return NULL;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->wake, NULL);
 	f->dirs = calloc(nr + 1, sizeof(*f->dirs));
 	for (i = 0; f->dirs && i < nr; i++)
 		if (!(f->dirs[f->nr_dirs++] = strdup(debug_dirs[i])))
@@ -82,6 +106,18 @@ void py_finder_free(struct py_finder *f)
 
 	if (!f)
 		return;
+	if (f->reader_started) {
+		pthread_mutex_lock(&f->lock);
+		f->stop = true;
+		pthread_cond_signal(&f->wake);
+		pthread_mutex_unlock(&f->lock);
+		pthread_join(f->reader, NULL);
+	}
+	for (i = 0; i < f->jobs.nr; i++)
+		close(f->jobs.items[i].fd);
+	free(f->jobs.items);
+	pthread_cond_destroy(&f->wake);
+	pthread_mutex_destroy(&f->lock);
 	for (i = 0; f->dirs && i < f->nr_dirs; i++)
 		free(f->dirs[i]);
 	free(f->dirs);
@@ -326,35 +362,120 @@ static int open_mapped(int pid, const struct py_map *m)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* The cached result for the file of @m, inspected now if new; NULL on ENOMEM. */
-static struct py_file *finder_file(struct py_finder *f, int pid, const struct py_map *m)
+/* The reader thread: inspects queued files at idle priority until told to stop. */
+static void *reader_main(void *arg)
+{
+	struct py_finder *f = arg;
+	struct sched_param idle = { .sched_priority = 0 };
+
+	/* best effort: without it the thread runs at the session's priority */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		struct py_file result = { .status = PY_STATUS_NONE };
+		struct py_job job;
+
+		while (!f->stop && !f->jobs.nr)
+			pthread_cond_wait(&f->wake, &f->lock);
+		if (f->stop)
+			break;
+		job = f->jobs.items[0];
+		memmove(f->jobs.items, f->jobs.items + 1, --f->jobs.nr * sizeof(job));
+		pthread_mutex_unlock(&f->lock);
+		file_inspect(f, job.fd, job.path, &result);
+		close(job.fd);
+		pthread_mutex_lock(&f->lock);
+		*job.pf = result;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+/* Queue @fd for the reader thread (started on first use); @f->lock held. */
+static int queue_locked(struct py_finder *f, int fd, const char *path, struct py_file *pf)
+{
+	struct py_job *j;
+
+	if (!f->reader_started) {
+		if (pthread_create(&f->reader, NULL, reader_main, f))
+			return -EAGAIN;
+		f->reader_started = true;
+	}
+	if (array_grow(&f->jobs, f->jobs.nr + 1))
+		return -ENOMEM;
+	j = &f->jobs.items[f->jobs.nr++];
+	j->fd = fd;
+	j->pf = pf;
+	snprintf(j->path, sizeof(j->path), "%s", path);
+	pf->pending = true;
+	pthread_cond_signal(&f->wake);
+	return 0;
+}
+
+/*
+ * What the file of @m holds, into @out: from the cache, else inspected now
+ * (@now) or by the reader thread, in which case @out->pending is set and a
+ * later call has the answer. 0 or -ENOMEM.
+ */
+static int finder_file(struct py_finder *f, int pid, const struct py_map *m, bool now,
+		       struct py_file *out)
 {
 	uint64_t dev = (uint64_t)m->dev_major << 32 | m->dev_minor;
-	struct py_file *pf = hashmap_get(&f->files, NULL, dev, m->inode);
+	struct py_file *pf;
 	int fd;
 
-	if (pf)
-		return pf;
-	pf = calloc(1, sizeof(*pf));
-	if (!pf || array_grow(&f->owned, f->owned.nr + 1)) {
-		free(pf);
-		return NULL;
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&f->lock);
+	pf = hashmap_get(&f->files, NULL, dev, m->inode);
+	if (pf) {
+		*out = *pf;
+		pthread_mutex_unlock(&f->lock);
+		return 0;
 	}
-	f->owned.items[f->owned.nr++] = pf;
+	pthread_mutex_unlock(&f->lock);
+	/* an unreadable file is retried with the next process that maps it */
 	fd = open_mapped(pid, m);
-	if (fd >= 0) {
+	if (fd < 0)
+		return 0;
+	pf = calloc(1, sizeof(*pf));
+	if (!pf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (now) {
 		file_inspect(f, fd, m->path, pf);
 		close(fd);
+		fd = -1;
 	}
-	/* an unreadable file is retried with the next process that maps it */
-	if (fd >= 0 && hashmap_put(&f->files, NULL, dev, m->inode, pf))
-		return NULL;
-	return pf;
+	pthread_mutex_lock(&f->lock);
+	if (array_grow(&f->owned, f->owned.nr + 1) ||
+	    hashmap_put(&f->files, NULL, dev, m->inode, pf)) {
+		pthread_mutex_unlock(&f->lock);
+		free(pf);
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	f->owned.items[f->owned.nr++] = pf;
+	if (fd >= 0 && !queue_locked(f, fd, m->path, pf))
+		fd = -1;
+	*out = *pf;
+	pthread_mutex_unlock(&f->lock);
+	if (fd >= 0) {
+		/* no thread or no room in the queue: read it now */
+		file_inspect(f, fd, m->path, out);
+		close(fd);
+		pthread_mutex_lock(&f->lock);
+		*pf = *out;
+		pthread_mutex_unlock(&f->lock);
+	}
+	return 0;
 }
 
 int py_finder_prepare(struct py_finder *f, const char *path)
 {
 	struct py_map m = { .inode = 0 };
+	struct py_file pf;
 	struct stat st;
 
 	if (!is_candidate(path))
@@ -365,7 +486,7 @@ int py_finder_prepare(struct py_finder *f, const char *path)
 	m.dev_minor = minor(st.st_dev);
 	m.inode = st.st_ino;
 	snprintf(m.path, sizeof(m.path), "%s", path);
-	return finder_file(f, 0, &m) ? 0 : -ENOMEM;
+	return finder_file(f, 0, &m, true, &pf);
 }
 
 static bool parse_map_line(const char *line, struct py_map *m)
@@ -446,7 +567,7 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	}
 }
 
-int py_finder_find(struct py_finder *f, int pid, struct py_interp *out)
+int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *out)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
@@ -461,19 +582,18 @@ int py_finder_find(struct py_finder *f, int pid, struct py_interp *out)
 	if (!maps)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while (getline(&line, &cap, maps) > 0) {
-		const struct py_file *pf;
+		struct py_file pf;
 
 		if (!parse_map_line(line, &m) || m.inode == last_inode || !is_candidate(m.path))
 			continue;
 		last_inode = m.inode;	/* one look per file, at its first mapping */
-		pf = finder_file(f, pid, &m);
-		if (!pf) {
-			err = -ENOMEM;
+		err = finder_file(f, pid, &m, wait, &pf);
+		if (err)
 			break;
-		}
-		if (pf->status == PY_STATUS_NONE)
+		/* being read: the caller looks again later */
+		if (pf.pending || pf.status == PY_STATUS_NONE)
 			continue;
-		interp_from_file(pid, &m, pf, out);
+		interp_from_file(pid, &m, &pf, out);
 		if (out->status == PY_STATUS_OK)
 			break;
 	}

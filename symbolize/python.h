@@ -15,6 +15,7 @@
 #ifndef LATPROF_SYMBOLIZE_PYTHON_H
 #define LATPROF_SYMBOLIZE_PYTHON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,12 +54,15 @@ void py_finder_free(struct py_finder *f);
 /*
  * Look at @pid's mappings now and fill @out. Returns 0 (out->status says
  * what was found) or -errno: -ESRCH when the process is gone, -ENOMEM.
+ * A file not seen before is read now if @wait, else by the finder's own
+ * thread at idle priority: until it is done, out->status is PY_STATUS_NONE
+ * and a later call finds it.
  */
-int py_finder_find(struct py_finder *f, int pid, struct py_interp *out);
+int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *out);
 
 /*
- * Inspect the interpreter file at @path now (a command about to be
- * started), so that finding it in a process later costs no DWARF read.
+ * Inspect the interpreter file at @path now, in this thread (a command
+ * about to be started), so that finding it in a process later is at once.
  * Files not named like an interpreter are skipped. 0 or -errno.
  */
 int py_finder_prepare(struct py_finder *f, const char *path);

@@ -5,7 +5,11 @@ addresses of an ELF file's .text that lie inside a function symbol (the
 alignment padding between functions is never executed, and there the two
 tools guess differently), and print the agreement.
 
-usage: symbolize_compare.py LATPROF FILE N SEED
+usage: symbolize_compare.py LATPROF FILE N SEED [eu|gnu]
+
+The reference is elfutils' eu-addr2line, or with "gnu" binutils' addr2line:
+eu-addr2line -i gives no inline frames for debuginfo that dwz moved into an
+alternate file (Debian's python3.11-dbg), where GNU addr2line and gdb do.
 
 An address agrees when both give the same chain of frames, innermost first:
 the same functions and the same file:line (base name and line; eu-addr2line
@@ -74,7 +78,8 @@ def parse(out):
         fn = fn.split(" inlined at ")[0]
         parts = loc.split(":")
         fname = parts[0].rsplit("/", 1)[-1]
-        line = parts[1] if len(parts) > 1 else "0"
+        # GNU addr2line may add " (discriminator N)"
+        line = parts[1].split()[0] if len(parts) > 1 and parts[1].split() else "0"
         res[cur].append((fn, fname, line))
         i += 2
     return res
@@ -135,11 +140,12 @@ def pick(rnd, spans, lo, hi, n):
 
 def main():
     latprof, path, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    tool = ["addr2line"] if sys.argv[5:] == ["gnu"] else ["eu-addr2line"]
     lo, hi = text_range(path)
     rnd = random.Random(seed)
     addrs = sorted(set(pick(rnd, function_spans(path, lo, hi), lo, hi, n)))
     inp = "".join("%x\n" % a for a in addrs)
-    ref = parse(subprocess.run(["eu-addr2line", "-a", "-f", "-i", "-e", path], input=inp,
+    ref = parse(subprocess.run(tool + ["-a", "-f", "-i", "-e", path], input=inp,
                                capture_output=True, text=True).stdout)
     got = parse(subprocess.run([latprof, "symbolize", "-a", "-i", "-e", path], input=inp,
                                capture_output=True, text=True, check=True).stdout)
@@ -153,7 +159,7 @@ def main():
         if ok:
             agree += 1
         elif len(bad) < 8:
-            bad.append("  0x%x\n    eu-addr2line: %s\n    latprof:      %s" % (a, r, g))
+            bad.append("  0x%x\n    %s: %s\n    latprof:      %s" % (a, tool[0], r, g))
     print("agree=%d total=%d" % (agree, len(addrs)))
     for b in bad:
         print(b)
