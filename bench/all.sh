@@ -17,9 +17,12 @@
 #   symbolize   addresses per second against eu-addr2line, addr2line and
 #               llvm-symbolizer (symbolize_speed.sh)
 #   flamegraph  flame graph render time (flamegraph_render.sh)
+#   python      what Python frames cost a Python program: latprof with them,
+#               with --no-python and no profiler, on a CPU loop and a
+#               syscall loop, python3.11 and pyenv's 3.12 (python_overhead.sh)
 #
 # Usage: bench/all.sh [-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]
-#   -q  quick: fewer rounds and smaller runs (about 4 minutes instead of ~15)
+#   -q  quick: fewer rounds and smaller runs (about 6 minutes instead of ~23)
 #   -r  rounds of every section (default: the section's own, see below)
 #   -s  comma-separated sections to run (default: all of them)
 #   -o  also write the table, each section's full report and raw runs to FILE
@@ -33,7 +36,7 @@ set -u
 USAGE="[-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]"
 QUICK=0
 ROUNDS_ALL=
-SECTIONS=syscall,sampling,nginx,symbolize,flamegraph
+SECTIONS=syscall,sampling,nginx,symbolize,flamegraph,python
 OUT=
 while getopts "qr:s:o:h" opt; do
 	case $opt in
@@ -47,8 +50,8 @@ done
 [ -z "$ROUNDS_ALL" ] || [[ $ROUNDS_ALL =~ ^[1-9][0-9]*$ ]] || usage
 for s in ${SECTIONS//,/ }; do
 	case $s in
-	syscall | sampling | nginx | symbolize | flamegraph) ;;
-	*) die "unknown section: $s (syscall, sampling, nginx, symbolize, flamegraph)" ;;
+	syscall | sampling | nginx | symbolize | flamegraph | python) ;;
+	*) die "unknown section: $s (syscall, sampling, nginx, symbolize, flamegraph, python)" ;;
 	esac
 done
 
@@ -65,15 +68,18 @@ if [ "$QUICK" = 1 ]; then
 	NGX_R=3 NGX_D=2			# nginx: rounds, seconds per wrk run
 	SYM_R=2				# symbolize
 	FLG_R=3				# flamegraph
+	PY_R=3 PY_N=200 PY_S=1		# python: rounds, thousands, bpf_stats rounds
 else
 	SYS_R=9 SYS_N=3000
 	SMP_R=7 SMP_N=1000 SMP_F="99 999"
 	NGX_R=7 NGX_D=5
 	SYM_R=3
 	FLG_R=5
+	PY_R=7 PY_N=400 PY_S=3
 fi
 if [ -n "$ROUNDS_ALL" ]; then
 	SYS_R=$ROUNDS_ALL SMP_R=$ROUNDS_ALL NGX_R=$ROUNDS_ALL SYM_R=$ROUNDS_ALL FLG_R=$ROUNDS_ALL
+	PY_R=$ROUNDS_ALL
 fi
 
 make_tmp
@@ -298,6 +304,81 @@ flamegraph_rows()
 	}' "$TMP/flamegraph.txt" >>"$TABLE"
 }
 
+# python_rows: per interpreter and workload, the loop's wall time without a
+# profiler, then with latprof --no-python and with Python frames over the
+# same round's run without a profiler; ratio = median wall with Python frames
+# over --no-python's; then on / off within each round, of the wall time and
+# of the loop's CPU time; then on_cpu_sample's cost (bpf_stats) per run and
+# per sample of the workload, with and without Python frames
+python_rows()
+{
+	local f=$TMP/python.txt w tag label metric
+	raw "$f" | awk -F'\t' '$1 ~ /^(cpu|sys)[0-9]+_(base|on|off)$/' >"$TMP/py.raw"
+	# per run over the same round's base, and on over off: "variant ratio"
+	awk -F'\t' '
+		{
+			split($1, p, "_")
+			w[$1, $2] = $3; c[$1, $2] = $16; v[NR] = $1; r[NR] = $2; pre[NR] = p[1]
+		}
+		END {
+			for (i in v) {
+				b = w[pre[i] "_base", r[i]]
+				o = w[pre[i] "_off", r[i]]
+				co = c[pre[i] "_off", r[i]]
+				if (v[i] !~ /_base$/ && b > 0)
+					printf "%s\t%.4f\n", v[i], w[v[i], r[i]] / b
+				if (v[i] ~ /_on$/ && o > 0)
+					printf "%s/off\t%.4f\n", v[i], w[v[i], r[i]] / o
+				if (v[i] ~ /_on$/ && co > 0)
+					printf "%s/offcpu\t%.4f\n", v[i], c[v[i], r[i]] / co
+			}
+		}' "$TMP/py.raw" >"$TMP/py.slow"
+	for tag in $(cut -f1 "$TMP/py.raw" | sed 's/^[a-z]*\([0-9]*\)_.*/\1/' | sort -u); do
+		label="py${tag:0:1}.${tag:1}"
+		for w in cpu sys; do
+			grep -q "^$w${tag}_" "$TMP/py.raw" || continue
+			[ $w = cpu ] && metric="wall / no profiler, 999 Hz" ||
+				metric="wall / no profiler, syscalls"
+			awk -F'\t' -v v="$w${tag}_base" '$1 == v { print $3 }' "$TMP/py.raw" | stats |
+				row python "$label $w, no profiler" "s, the loop's wall" "%.3f" "-"
+			awk -F'\t' -v v="$w${tag}_off" '$1 == v { print $2 }' "$TMP/py.slow" | stats |
+				row python "$label $w, --no-python" "$metric" "%.3f" "-"
+			awk -F'\t' -v v="$w${tag}_on" '$1 == v { print $2 }' "$TMP/py.slow" | stats |
+				row python "$label $w, Python frames" "$metric" "%.3f" \
+				"$(ratio "$(awk -F'\t' -v v="$w${tag}_on" '$1 == v { print $3 }' "$TMP/py.raw" |
+					median)" "$(awk -F'\t' -v v="$w${tag}_off" '$1 == v { print $3 }' \
+					"$TMP/py.raw" | median)" "--no-python")"
+			awk -F'\t' -v v="$w${tag}_on/off" '$1 == v { print $2 }' "$TMP/py.slow" | stats |
+				row python "$label $w, on / off" "wall ratio within a round" "%.3f" "-"
+			awk -F'\t' -v v="$w${tag}_on/offcpu" '$1 == v { print $2 }' "$TMP/py.slow" | stats |
+				row python "$label $w, on / off" "loop CPU ratio within a round" "%.3f" "-"
+		done
+		# bpf_stats: python round on|off run_time_ns run_cnt samples walked wall_s;
+		# per round: ns/run on, off, ns per workload sample on, off, on - off
+		awk '/^# bpf_stats/ { on = 1; next } on && NF' "$f" | awk -F'\t' -v t="$tag" '
+			$1 == t && $3 == "on" { ton[$2] = $4; non[$2] = $5; son[$2] = $6 }
+			$1 == t && $3 == "off" { toff[$2] = $4; noff[$2] = $5; soff[$2] = $6 }
+			END {
+				for (r in ton)
+					if (r in toff && non[r] && noff[r] && son[r] && soff[r])
+						printf "%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", ton[r] / non[r],
+							toff[r] / noff[r], ton[r] / son[r], toff[r] / soff[r],
+							ton[r] / son[r] - toff[r] / soff[r]
+			}' >"$TMP/py.stats"
+		for c in 2 1 4 3 5; do
+			case $c in
+			1) metric="ns/run, Python frames" ;;
+			2) metric="ns/run, --no-python" ;;
+			3) metric="ns/py sample, Python frames" ;;
+			4) metric="ns/py sample, --no-python" ;;
+			5) metric="ns/py sample, on - off" ;;
+			esac
+			cut -f$c "$TMP/py.stats" | stats |
+				row python "$label on_cpu_sample" "$metric" "%.0f" "-"
+		done
+	done
+}
+
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 T0=$SECONDS
@@ -321,6 +402,9 @@ for s in ${SECTIONS//,/ }; do
 		section symbolize "$BENCHDIR/symbolize_speed.sh" -r "$SYM_R" && symbolize_rows ;;
 	flamegraph)
 		section flamegraph "$BENCHDIR/flamegraph_render.sh" -r "$FLG_R" && flamegraph_rows ;;
+	python)
+		STATS_ROUNDS=$PY_S section python "$BENCHDIR/python_overhead.sh" -r "$PY_R" -n "$PY_N" &&
+			python_rows ;;
 	esac
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -341,6 +425,8 @@ summary()
 		/usr/sbin/nginx -v 2>&1 | sed 's/.*nginx\//nginx /'), $(addr2line --version 2>/dev/null |
 		head -1 | awk '{ print "binutils " $NF }'), elfutils $(eu-addr2line --version 2>/dev/null |
 		head -1 | awk '{ print $NF }')"
+	[ -s "$TMP/python.txt" ] && echo "# pythons: $(sed -n 's/^#   python [0-9]*: //p' \
+		"$TMP/python.txt" | paste -sd, | sed 's/,/, /g')"
 	echo "# load average (1, 5, 15 min) at the start: $LOAD0, at the end: $LOAD1"
 	echo "# rounds x size:$(for s in ${SECTIONS//,/ }; do
 		case $s in
@@ -349,13 +435,14 @@ summary()
 		nginx) printf " nginx %s x %s s," "$NGX_R" "$NGX_D" ;;
 		symbolize) printf " symbolize %s," "$SYM_R" ;;
 		flamegraph) printf " flamegraph %s," "$FLG_R" ;;
+		python) printf " python %s x %s k calls," "$PY_R" "$PY_N" ;;
 		esac
 	done | sed 's/,$//')"
 	echo "# min / median / max over interleaved rounds (every variant once per round, order"
 	echo "#   rotated); differences and ratios to base are taken within each round. The ratio"
 	echo "#   column: the tool's median over the reference's median (latprof-dwarf, the floor's"
-	echo "#   added cost, or latprof's time for symbolization). Lower is better except"
-	echo "#   requests/s and addr/s."
+	echo "#   added cost, latprof's time for symbolization, or latprof --no-python's wall time)."
+	echo "#   Lower is better except requests/s and addr/s."
 	printf "%-10s %-26s %-30s %9s %9s %9s  %s\n" section tool metric min median max ratio
 	awk -F'\t' '{ printf "%-10s %-26s %-30s %9s %9s %9s  %s\n", $1, $2, $3, $4, $5, $6, $7 }' \
 		"$TABLE"

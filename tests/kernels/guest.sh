@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Inside the kernel-test guest: the image's /sbin/latprof-init (written by
+# tests/kernels/mkroot.sh) runs this as PID 1 with the tree's path, once the
+# tree is mounted read-only at the host's path and the results directory at
+# /latprof-out. Mount what a booted system has, record `true` as a smoke
+# test, run the e2e tests that /latprof-out/env names through tests/run.sh
+# (each result line with its seconds), leave the log and the exit status in
+# /latprof-out and power off. Everything printed goes to the serial console,
+# which tests/kernels/run.sh shows.
+set -u
+src=$1
+out=/latprof-out
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+
+power_off()
+{
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 60
+}
+
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t bpf bpf /sys/fs/bpf
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+ip link set lo up
+hostname latprof-guest
+# /tmp stays on the image's ext4 (a throw-away snapshot): test_syscall_fsync
+# needs a disk that fsync writes to
+
+# TESTS, LATPROF, FIXTURES, TEST_TIMEOUT_S, TEST_BUDGET_S, CI from the host
+. "$out/env" || { echo "guest: no $out/env"; echo 1 >"$out/rc"; power_off; }
+export LATPROF FIXTURES TEST_TIMEOUT_S TEST_BUDGET_S
+[ -n "${CI:-}" ] && export CI
+cd "$src" || power_off
+echo "guest: Linux $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB"
+
+# The smoke test: the default record loads and attaches, and so do one with
+# every collector and one with frame-pointer stacks (rodata the verifier
+# prunes on): every program but the raw_tp and pre-5.18 fallbacks, which
+# tests/e2e/test_syscall_sleep.sh and tests/kernels/test_old_kernel.sh load.
+smoke()
+{
+	local log=$out/smoke-$1.log start=$SECONDS
+	shift
+	if ! timeout 300 "$LATPROF" record "$@" -o /tmp/smoke.pb.gz -- true >"$log" 2>&1; then
+		timeout 300 "$LATPROF" record -vvv "$@" -o /tmp/smoke.pb.gz -- true >"$log" 2>&1
+		grep -v '^libbpf: \(CO-RE\|sec\|prog .*: relo\|map\|elf\)' "$log" | tail -n 60
+		echo "guest: latprof record $* -- true failed on $(uname -r) (log: $log)"
+		echo 1 >"$out/rc"
+		power_off
+	fi
+	echo "guest: latprof record $* -- true: ok in $((SECONDS - start)) s ($(grep -m1 wrote "$log"))"
+}
+smoke default
+smoke all --mode cpu,syscall,offcpu --requests --files --net
+smoke fp --mode cpu,syscall,offcpu --unwind fp
+
+# tests/run.sh's lines, each result with the seconds since the previous one
+stamp()
+{
+	local line t0=$SECONDS
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *|FAIL\ *|SKIP\ *)
+			printf '%s [%d s]\n' "$line" $((SECONDS - t0))
+			t0=$SECONDS ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done
+}
+
+start=$SECONDS
+# shellcheck disable=SC2086
+tests/run.sh "kernel $(uname -r)" $TESTS 2>&1 | stamp | tee "$out/log"
+rc=${PIPESTATUS[0]}
+echo "guest: e2e tests took $((SECONDS - start)) s"
+echo "$rc" >"$out/rc"
+power_off
