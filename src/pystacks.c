@@ -372,8 +372,12 @@ int pystacks_store(const struct pystacks *ps, struct profile *p)
 		found++;
 		snprintf(key, sizeof(key), "proc.%d.python", pp->pid);
 		if (in->status == PY_STATUS_OK) {
-			snprintf(val, sizeof(val), "%u.%u.%u %s (offsets: %s)", PY_MAJOR(in->version),
-				 PY_MINOR(in->version), PY_MICRO(in->version), in->path,
+			char micro[16] = "";
+
+			if (in->micro_known)
+				snprintf(micro, sizeof(micro), ".%u", PY_MICRO(in->version));
+			snprintf(val, sizeof(val), "%u.%u%s %s (offsets: %s)", PY_MAJOR(in->version),
+				 PY_MINOR(in->version), micro, in->path,
 				 pyoffsets_source_name(in->source));
 		} else {
 			unsupported++;

@@ -43,6 +43,7 @@ struct py_file {
 	uint64_t runtime_vaddr;		/* _PyRuntime, 0: none */
 	uint64_t eval_vaddr, eval_size;
 	struct py_types types;		/* file addresses; 0: symbol not found */
+	bool micro_known;		/* the version from Py_Version, not the file name */
 	bool pending;			/* queued for the reader thread */
 };
 
@@ -308,6 +309,7 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 	read_symbols(elf, pf, &version_vaddr);
 	v = read_py_version(elf, fd, version_vaddr);
 	pf->version = v ? v : version_from_name(path);
+	pf->micro_known = v != 0;
 	if (!pf->runtime_vaddr && !pf->version)
 		goto out;	/* named like python, but no interpreter in it */
 	if (pf->version && PY_MAJOR(pf->version) == 2) {
@@ -330,16 +332,23 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 		snprintf(pf->why, sizeof(pf->why), "no _PyEval_EvalFrameDefault symbol");
 	} else {
 		file_offsets_dwarf(f, elf, pf);
-		if (pf->source == PYOFFSETS_NONE && !pyoffsets_from_table(pf->version, &pf->off))
+		/* the table is per release: a version from the file name has no micro */
+		if (pf->source == PYOFFSETS_NONE && pf->micro_known &&
+		    !pyoffsets_from_table(pf->version, &pf->off))
 			pf->source = PYOFFSETS_TABLE;
 		if (pf->source != PYOFFSETS_NONE)
 			pf->status = PY_STATUS_OK;
-		else
+		else if (pf->micro_known)
 			snprintf(pf->why, sizeof(pf->why),
 				 "Python %u.%u.%u: no DWARF (install its -dbg package), no"
 				 " _Py_DebugOffsets and no table entry for this version",
 				 PY_MAJOR(pf->version), PY_MINOR(pf->version),
 				 PY_MICRO(pf->version));
+		else
+			snprintf(pf->why, sizeof(pf->why),
+				 "Python %u.%u: no DWARF (install its -dbg package); its"
+				 " release is unknown, so the table cannot be used",
+				 PY_MAJOR(pf->version), PY_MINOR(pf->version));
 	}
 out:
 	elf_end(elf);
@@ -541,6 +550,7 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	snprintf(out->why, sizeof(out->why), "%s", pf->why);
 	snprintf(out->path, sizeof(out->path), "%s", m->path);
 	out->version = pf->version;
+	out->micro_known = pf->micro_known;
 	out->source = pf->source;
 	out->off = pf->off;
 	if (pf->status != PY_STATUS_OK && PY_MM(pf->version) < PY_MM(PY_VERSION_OF(3, 13, 0)))

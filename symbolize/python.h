@@ -33,6 +33,7 @@ struct py_interp {
 	char why[160];		/* NO_OFFSETS: the reason, for the report */
 	char path[256];		/* the interpreter's file, as mapped */
 	uint32_t version;	/* PY_VERSION_OF(); micro 0 when only the file name told */
+	bool micro_known;	/* false: only the file name told (3.8-3.10) */
 	enum pyoffsets_source source;
 	uint64_t runtime;	/* address of _PyRuntime in the process */
 	uint64_t eval_start;	/* [start, end) of _PyEval_EvalFrameDefault */

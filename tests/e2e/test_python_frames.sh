@@ -14,7 +14,9 @@
 #   - burn_a's share of burn_a + burn_b within 5 points of the truth;
 #   - >= 95% of the reader's syscall:read latency is under wait_on_pipe;
 #   - with --py-lines, >= 95% of burn_a's frames carry a line of its body;
-#   - four threads (mode threads): each thread's samples name its own worker.
+#   - four threads (mode threads): each thread's samples name its own worker;
+#   - the report names the interpreter's release as sys.version_info gives
+#     it (major.minor only before 3.11, which has no Py_Version).
 # Seven interpreters, two recordings each, then -p, 2.7 and a stripped
 # libpython: ~60 s alone on the 2-vCPU VM.
 TEST_BUDGET_S=${TEST_BUDGET_S:-110}
@@ -55,6 +57,15 @@ for py in "${pythons[@]}"; do
 		fail "$py: Python frames wrong"
 	fi
 	sed "s/^/  /" "$WORKDIR/$name.check"
+	# the report names the release the interpreter says it is; before 3.11
+	# (no Py_Version) only major.minor is known, and no made-up micro shows
+	ver=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+	case $ver in 3.8.* | 3.9.* | 3.10.*) ver=${ver%.*} ;; esac
+	lp_report "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.report" || fail "$py: report failed"
+	grep -q " Python $ver /.* (offsets: " "$WORKDIR/$name.report" || {
+		diag_file "report" "$WORKDIR/$name.report"
+		fail "$py: the report does not name Python $ver"
+	}
 	record_and_fold ${name}t -F 499 --mode cpu -- "$py" "$SCRIPT" threads 1
 	if ! $CHECK threads "$WORKDIR/${name}t.folded" >"$WORKDIR/${name}t.check"; then
 		diag_file "check" "$WORKDIR/${name}t.check"
