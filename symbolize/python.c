@@ -481,21 +481,107 @@ static int finder_file(struct py_finder *f, int pid, const struct py_map *m, boo
 	return 0;
 }
 
-int py_finder_prepare(struct py_finder *f, const char *path)
+/* Inspect the file at @path now, in this thread, into the cache and @pf. */
+static int prepare_file(struct py_finder *f, const char *path, struct py_file *pf)
 {
 	struct py_map m = { .inode = 0 };
-	struct py_file pf;
 	struct stat st;
 
-	if (!is_candidate(path))
-		return 0;
 	if (stat(path, &st))
 		return -errno;
 	m.dev_major = major(st.st_dev);
 	m.dev_minor = minor(st.st_dev);
 	m.inode = st.st_ino;
 	snprintf(m.path, sizeof(m.path), "%s", path);
-	return finder_file(f, 0, &m, true, &pf);
+	return finder_file(f, 0, &m, true, pf);
+}
+
+/*
+ * The libpython that the executable @elf at @path needs, found the way the
+ * dynamic loader would for an executable run with a clean environment: its
+ * DT_RUNPATH or DT_RPATH ($ORIGIN expanded), then the system's library
+ * directories. Into @out; false when it needs none or none is found.
+ */
+static bool needed_libpython(Elf *elf, const char *path, char *out, size_t size)
+{
+	static const char *const system_dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/usr/local/lib", "/usr/lib",
+		"/lib",
+	};
+	const char *needed = NULL, *runpath = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Dyn dyn;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize && gelf_getdyn(data, i, &dyn); i++) {
+			const char *s;
+
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!s)
+				continue;
+			if (dyn.d_tag == DT_NEEDED && !strncmp(s, "libpython", 9))
+				needed = s;
+			else if (dyn.d_tag != DT_NEEDED && (!runpath || dyn.d_tag == DT_RUNPATH))
+				runpath = s;
+		}
+	}
+	if (!needed || strchr(needed, '/'))
+		return false;
+	while (runpath && *runpath) {
+		size_t len = strcspn(runpath, ":");
+		const char *slash = strrchr(path, '/');
+
+		if (!strncmp(runpath, "$ORIGIN", 7) && slash)
+			snprintf(out, size, "%.*s%.*s/%s", (int)(slash - path), path, (int)len - 7,
+				 runpath + 7, needed);
+		else
+			snprintf(out, size, "%.*s/%s", (int)len, runpath, needed);
+		if (!access(out, R_OK))
+			return true;
+		runpath += len + (runpath[len] == ':');
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++) {
+		snprintf(out, size, "%s/%s", system_dirs[i], needed);
+		if (!access(out, R_OK))
+			return true;
+	}
+	return false;
+}
+
+int py_finder_prepare(struct py_finder *f, const char *path)
+{
+	struct py_file pf;
+	char lib[4096];
+	bool found = false;
+	Elf *elf;
+	int fd, err;
+
+	if (!is_candidate(path))
+		return 0;
+	err = prepare_file(f, path, &pf);
+	if (err || pf.runtime_vaddr)
+		return err;
+	/* an executable that links libpython: that is the file to read */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		found = needed_libpython(elf, path, lib, sizeof(lib));
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found ? prepare_file(f, lib, &pf) : 0;
 }
 
 static bool parse_map_line(const char *line, struct py_map *m)

@@ -63,7 +63,8 @@ int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *ou
 
 /*
  * Inspect the interpreter file at @path now, in this thread (a command
- * about to be started), so that finding it in a process later is at once.
+ * about to be started), so that finding it in a process later is at once;
+ * for an executable that links libpython, the libpython it will load.
  * Files not named like an interpreter are skipped. 0 or -errno.
  */
 int py_finder_prepare(struct py_finder *f, const char *path);
