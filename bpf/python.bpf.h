@@ -7,7 +7,9 @@
  * space reads names and line tables from the process (symbolize/pycode.h)
  * and puts each run of Python frames in place of its eval loop frame.
  *
- * Only bpf_probe_read_user of the current task is used (kernel 5.5+); the
+ * Memory is read with bpf_probe_read_user for the current task (kernel
+ * 5.5+), and with bpf_copy_from_user_task (5.18+, sleepable programs only)
+ * by the in-flight iterator, which walks other tasks (@remote). The
  * thread's PyThreadState is cached per thread in an LRU map and checked
  * against the thread's id on every use, so a stale entry is never followed.
  * Maps and configuration are defined in ustack.bpf.c.
@@ -38,10 +40,20 @@ struct py_tstates_map {	/* tid -> its PyThreadState, checked on use */
 extern struct py_procs_map py_procs SEC(".maps");
 extern struct py_tstates_map py_tstates SEC(".maps");
 
-static __always_inline int py_read_ptr(__u64 *v, __u64 addr)
+/* Read @size bytes at @addr of @task: the current task, or any with @remote. */
+static __always_inline long py_read(void *dst, __u32 size, __u64 addr, struct task_struct *task,
+				    const bool remote)
+{
+	if (remote)
+		return bpf_copy_from_user_task(dst, size, (void *)addr, task, 0);
+	return bpf_probe_read_user(dst, size, (void *)addr);
+}
+
+static __always_inline int py_read_ptr(__u64 *v, __u64 addr, struct task_struct *task,
+				       const bool remote)
 {
 	*v = 0;
-	return bpf_probe_read_user(v, sizeof(*v), (void *)addr);
+	return py_read(v, sizeof(*v), addr, task, remote);
 }
 
 /* What the thread's PyThreadState holds as its id: gettid() or pthread_self(). */
@@ -54,25 +66,26 @@ static __always_inline __u64 py_thread_key(const struct lp_py_proc *pp, struct t
 }
 
 /* The PyThreadState of thread @tid, whose id field must be @key; 0 if none. */
-static __always_inline __u64 py_tstate(const struct lp_py_proc *pp, __u32 tid, __u64 key)
+static __always_inline __u64 py_tstate(const struct lp_py_proc *pp, __u32 tid, __u64 key,
+				       struct task_struct *task, const bool remote)
 {
 	__u64 *cached = bpf_map_lookup_elem(&py_tstates, &tid);
 	__u64 ts, id, interp;
 	__u32 i;
 
-	if (cached && *cached && !py_read_ptr(&id, *cached + pp->tstate_id) && id == key)
+	if (cached && *cached && !py_read_ptr(&id, *cached + pp->tstate_id, task, remote) && id == key)
 		return *cached;
-	if (py_read_ptr(&interp, pp->runtime + pp->runtime_interp_head) || !interp ||
-	    py_read_ptr(&ts, interp + pp->interp_threads_head))
+	if (py_read_ptr(&interp, pp->runtime + pp->runtime_interp_head, task, remote) || !interp ||
+	    py_read_ptr(&ts, interp + pp->interp_threads_head, task, remote))
 		return 0;
 	for (i = 0; i < LP_PY_MAX_THREADS && ts; i++) {
-		if (py_read_ptr(&id, ts + pp->tstate_id))
+		if (py_read_ptr(&id, ts + pp->tstate_id, task, remote))
 			return 0;
 		if (id == key) {
 			bpf_map_update_elem(&py_tstates, &tid, &ts, BPF_ANY);
 			return ts;
 		}
-		if (py_read_ptr(&ts, ts + pp->tstate_next))
+		if (py_read_ptr(&ts, ts + pp->tstate_next, task, remote))
 			return 0;
 	}
 	return 0;
@@ -84,12 +97,13 @@ static __always_inline __u64 py_field(const __u8 *buf, __u32 off)
 }
 
 /* The innermost frame of thread state @ts, 0 when it runs none; -1 on a failed read. */
-static __always_inline int py_top_frame(const struct lp_py_proc *pp, __u64 ts, __u64 *frame)
+static __always_inline int py_top_frame(const struct lp_py_proc *pp, __u64 ts, __u64 *frame,
+					struct task_struct *task, const bool remote)
 {
-	if (py_read_ptr(frame, ts + pp->tstate_frame))
+	if (py_read_ptr(frame, ts + pp->tstate_frame, task, remote))
 		return -1;
 	if (pp->model == LP_PY_CFRAME && *frame &&
-	    py_read_ptr(frame, *frame + pp->cframe_current_frame))
+	    py_read_ptr(frame, *frame + pp->cframe_current_frame, task, remote))
 		return -1;
 	return 0;
 }
@@ -125,12 +139,13 @@ static __always_inline void py_mark_entry(struct lp_ustack_sample *s)
 }
 
 /*
- * Fill s->py* for the current thread of process @tgid; @buf is scratch of
+ * Fill s->py* for thread @task of process @tgid (the current one unless
+ * @remote: then s->tid must be @task's); @buf is scratch of
  * LP_PY_FRAME_READ + 8 bytes. Shim frames (3.12+) are not recorded: they mark
  * the frame above them as an eval loop's first.
  */
 static __always_inline void py_walk(struct lp_ustack_sample *s, struct task_struct *task,
-				    __u32 tgid, __u8 *buf)
+				    __u32 tgid, __u8 *buf, const bool remote)
 {
 	struct lp_py_proc *pp;
 	__u64 ts, frame, back;
@@ -142,12 +157,12 @@ static __always_inline void py_walk(struct lp_ustack_sample *s, struct task_stru
 	pp = cfg_python ? bpf_map_lookup_elem(&py_procs, &tgid) : NULL;
 	if (!pp)
 		return;
-	ts = py_tstate(pp, s->tid, py_thread_key(pp, task));
+	ts = py_tstate(pp, s->tid, py_thread_key(pp, task), task, remote);
 	if (!ts) {
 		s->py_walk = LP_PY_WALK_NO_THREAD;
 		return;
 	}
-	if (py_top_frame(pp, ts, &frame)) {
+	if (py_top_frame(pp, ts, &frame, task, remote)) {
 		s->py_walk = LP_PY_WALK_READ_FAILED;
 		return;
 	}
@@ -162,7 +177,7 @@ static __always_inline void py_walk(struct lp_ustack_sample *s, struct task_stru
 			*(volatile __u32 *)&s->py_walk = LP_PY_WALK_OK;
 			break;
 		}
-		if (bpf_probe_read_user(buf, len, (void *)frame)) {
+		if (py_read(buf, len, frame, task, remote)) {
 			*(volatile __u32 *)&s->py_walk = LP_PY_WALK_READ_FAILED;
 			break;
 		}

@@ -195,12 +195,12 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 		bpf_get_current_comm(s->comm, sizeof(s->comm));
 	}
 	ustack_read_regs(s, task);
-	if (remote) {
+	if (ctx == USTACK_CTX_ITER_NOCOPY) {
 		/* another task's memory needs bpf_copy_from_user_task: not walked */
 		s->py_walk = LP_PY_WALK_NONE;
 		s->py_nr = 0;
 	} else {
-		py_walk(s, task, info->tgid, scratch->pyframe);
+		py_walk(s, task, info->tgid, scratch->pyframe, remote);
 	}
 	/* without a copy user space unwinds the leaf frame from the registers */
 	len = ctx == USTACK_CTX_ITER_NOCOPY ? 0 : ustack_copy(s, s->regs[7], task, remote);

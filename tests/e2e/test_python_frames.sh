@@ -16,7 +16,9 @@
 #   - with --py-lines, >= 95% of burn_a's frames carry a line of its body;
 #   - four threads (mode threads): each thread's samples name its own worker;
 #   - the report names the interpreter's release as sys.version_info gives
-#     it (major.minor only before 3.11, which has no Py_Version).
+#     it (major.minor only before 3.11, which has no Py_Version);
+#   - a read in flight for the whole of a 1 s recording (-p) is charged,
+#     1.0 s +-10%, to the Python function that made it.
 # Seven interpreters, two recordings each, then -p, 2.7 and a stripped
 # libpython: ~60 s alone on the 2-vCPU VM.
 TEST_BUDGET_S=${TEST_BUDGET_S:-110}
@@ -87,6 +89,32 @@ late_named=$(awk "$FOLDED_AWK"'{ c = folded_parse(); if ($0 ~ /;run_main \(py_na
 info "-p after 3 s: $late_named of $late_all samples under run_main;burn_a|burn_b"
 in_range "$(ratio "$late_named" "$late_all")" 0.95 1 ||
 	fail "-p: only $late_named of $late_all samples name run_main;burn_a|burn_b"
+
+# A syscall in flight for the whole recording is reported at stop by the
+# in-flight iterator, from another task's context: its Python frames too.
+# Truth by construction: wait_forever's os.read of a pipe nobody writes to
+# blocks from before the recording to after it (-d 1: 1.0 s of read).
+cat >"$WORKDIR/block.py" <<'PYEOF'
+import os
+def wait_forever(fd):
+    os.read(fd, 1)
+r, w = os.pipe()
+print("ready", flush=True)
+wait_forever(r)
+PYEOF
+start_bg "$WORKDIR/block.out" "$py" "$WORKDIR/block.py"
+bpid=$BG_PID
+for ((i = 0; i < 50; i++)); do grep -q ready "$WORKDIR/block.out" && break; sleep 0.1; done
+lp_record "$WORKDIR/block.rec" "$WORKDIR/block.err" --mode syscall -d 1 -p "$bpid" \
+	-o "$WORKDIR/block.pb.gz" || { diag_file "record stderr" "$WORKDIR/block.err"; fail "record -p of block.py failed"; }
+export_or_fail "$WORKDIR/block.pb.gz" "$WORKDIR/block.lat.folded" --format folded --weight latency
+kill "$bpid" 2>/dev/null
+block_ns=$(folded_sum "$WORKDIR/block.lat.folded" "" "wait_forever (block.py)")
+info "in flight at stop: $block_ns ns of read under wait_forever (block.py)"
+in_range "$(ratio "${block_ns:-0}" 1000000000)" 0.9 1.1 || {
+	folded_top "$WORKDIR/block.lat.folded" "" 5 >&2
+	fail "the read in flight at stop is not charged to wait_forever (block.py)"
+}
 
 # Interpreters without offsets keep their C frames, and the report says why:
 # Python 2.7 (unsupported), and 3.12 whose libpython lost its DWARF (strip

@@ -22,9 +22,10 @@
 #       s of 4 s: four workers wait for the GIL most of each request).
 #       Without Python frames it is 0 (no Python names at all). The share
 #       of the handler in all latency depends on the machine's load, so it
-#       is printed, not checked. Syscalls still in flight when the
-#       recording stops are copied by a task iterator and keep their C
-#       frames (docs/python.md): they are left out, and their time printed.
+#       is printed, not checked. A stack that still has an eval loop frame
+#       (a walk that failed, or a kernel before 5.18 for syscalls in flight
+#       at the stop: docs/python.md) has no Python frames to check: left
+#       out, and its time printed.
 #   (b) scikit-learn's Python functions name the CPU: the chain
 #       handler -> predict (model.py) -> ForestClassifier.predict ->
 #       ForestClassifier.predict_proba -> _accumulate_prediction ->
@@ -115,7 +116,7 @@ cpu_all = sum(c for _, c in cpu)
 if cpu_all < 500:
     fail("only %d CPU samples of the server" % cpu_all)
 
-# (a) latency: stacks in flight at the stop keep their C frames; left out
+# (a) latency: stacks that kept their C frames are left out
 kept = sum(c for f, c in lat if has_eval(f))
 lat_all = sum(c for f, c in lat if not has_eval(f))
 handler = sum(c for f, c in lat if not has_eval(f) and any(HANDLER.match(x) for x in f))
@@ -123,8 +124,8 @@ serving = [(f, c) for f, c in lat if not has_eval(f) and RUN in f and
            any(x.startswith(CONTEXT_RUN) for x in f[f.index(RUN):])]
 serving_all = sum(c for _, c in serving)
 serving_named = sum(c for f, c in serving if any(HANDLER.match(x) for x in f))
-print("latency: %.3f s, %.3f s (%.3f) under the /predict handler; %.3f s in flight at "
-      "the stop with C frames left out" %
+print("latency: %.3f s, %.3f s (%.3f) under the /predict handler; %.3f s with C "
+      "frames left out" %
       (lat_all / 1e9, handler / 1e9, handler / max(1, lat_all), kept / 1e9))
 print("latency of workers serving a request: %.3f s, %.3f (%.3f) under the handler" %
       (serving_all / 1e9, serving_named / 1e9, serving_named / max(1, serving_all)))
