@@ -904,23 +904,51 @@ void collect_detach(struct collect *c)
 		ring_buffer__consume(c->rb);
 }
 
-void collect_get_stats(struct collect *c, struct collect_stats *st)
+/*
+ * The hidden LATPROF_DEBUG_LOSE=WHAT[,WHAT...] makes a loss that cannot be
+ * provoked from outside happen, for the tests that check it is counted:
+ * "stats" (the kernel's counters cannot be read), "stacks" (the stack map
+ * loses its entries before the profile is built).
+ */
+bool collect_debug_lose(const char *what)
+{
+	const char *v = getenv("LATPROF_DEBUG_LOSE");
+	size_t n = strlen(what);
+
+	for (; v && *v; v = strchr(v, ',') ? strchr(v, ',') + 1 : NULL)
+		if (!strncmp(v, what, n) && (v[n] == ',' || !v[n]))
+			return true;
+	return false;
+}
+
+_Static_assert(LP_STAT_NR <= 32, "a bit per counter in collect_read_stats");
+
+uint32_t collect_read_stats(struct collect *c, struct collect_stats *st)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.stats);
-	uint64_t *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
-	uint32_t k;
+	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
+	bool fail = collect_debug_lose("stats");
+	uint32_t k, unread = 0;
 	int i;
 
 	memset(st, 0, sizeof(*st));
-	for (k = 0; vals && k < LP_STAT_NR; k++) {
-		if (bpf_map_lookup_elem(fd, &k, vals))
+	for (k = 0; k < LP_STAT_NR; k++) {
+		if (!vals || fail || bpf_map_lookup_elem(fd, &k, vals)) {
+			unread |= 1U << k;
 			continue;
+		}
 		for (i = 0; i < ncpu; i++)
 			st->stat[k] += vals[i];
 	}
 	free(vals);
 	st->procs_seen = proc_images_nr_processes(&c->images);
 	st->snapshot_failed = c->images.snapshot_failed;
+	return unread;
+}
+
+void collect_get_stats(struct collect *c, struct collect_stats *st)
+{
+	collect_read_stats(c, st);
 }
 
 void collect_free(struct collect *c)

@@ -13,6 +13,8 @@ struct builder {
 	struct profile *p;
 	uint64_t period_ns;
 	uint64_t vanished_samples;	/* user frames of processes never snapshotted */
+	uint64_t kstack_missing;	/* stacks whose kernel stack id was not in the map */
+	uint64_t ustack_missing;	/* ... whose user stack id was not */
 	struct hashmap mappings;	/* sym mapping -> profile mapping id */
 	uint64_t py_mapping;		/* the "[python]" mapping, 0 until used */
 	struct { uint64_t *items; size_t nr, alloc; } locs;
@@ -193,8 +195,16 @@ static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc
 	int fd = bpf_map__fd(b->c->skel->maps.stacks);
 	size_t skip = 0;
 
-	if (id < 0 || bpf_map_lookup_elem(fd, &id, ips))
+	if (id < 0)
+		return 0;	/* bpf_get_stackid failed: counted in the kernel */
+	if (bpf_map_lookup_elem(fd, &id, ips)) {
+		/* the sample is kept without these frames: say so */
+		if (kernel)
+			b->kstack_missing++;
+		else
+			b->ustack_missing++;
 		return 0;
+	}
 	while (trim && kernel && skip < LP_MAX_STACK_DEPTH && ips[skip] &&
 	       tracing_frame(b, ips[skip], skip > 0))
 		skip++;
@@ -573,6 +583,18 @@ static int builder_sys_stats(struct builder *b, const struct builder_cols *cols)
 	return err;
 }
 
+/*
+ * Files libdwfl refused in @img. Not in the command's generation 0: that is
+ * latprof's own fork (its samples are dropped), and a re-read of it racing
+ * with the exec event sees the new program's files, counted in generation 1.
+ */
+static uint64_t builder_modules_refused(struct builder *b, const struct proc_image *img)
+{
+	if (img->pid == b->c->command_pid && img->gen == 0)
+		return 0;
+	return proc_image_modules_refused(img);
+}
+
 /* proc.PID.* metadata: unwinding mode and stack quality of each process. */
 static int builder_proc_meta(struct builder *b)
 {
@@ -582,7 +604,7 @@ static int builder_proc_meta(struct builder *b)
 
 	for (i = 0; !err && i < b->c->images.list.nr; i++) {
 		const struct proc_image *img = &b->c->images.list.items[i];
-		uint64_t v;
+		uint64_t v, refused = builder_modules_refused(b, img);
 
 		snprintf(key, sizeof(key), "proc.%d.unwind", img->pid);
 		err = profile_set_meta(b->p, key, b->c->unwind_dwarf ? "dwarf" : "fp");
@@ -590,6 +612,10 @@ static int builder_proc_meta(struct builder *b)
 			snprintf(key, sizeof(key), "proc.%d.comm", img->pid);
 			err = profile_set_meta(b->p, key, img->comm);
 		}
+		snprintf(key, sizeof(key), "proc.%d.modules_refused", img->pid);
+		v = profile_get_meta_u64(b->p, key);
+		if (!err && refused)
+			err = profile_set_meta_u64(b->p, key, v + refused);
 		for (j = 0; !err && b->c->unwind_dwarf && j < SYM_UNWIND_NR; j++) {
 			/* images of one pid (exec generations) add up */
 			snprintf(key, sizeof(key), "proc.%d.%s", img->pid, collect_unwind_names[j]);
@@ -600,22 +626,78 @@ static int builder_proc_meta(struct builder *b)
 	return err;
 }
 
+/* The metadata key of counter @stat of enum lp_stat: "count.NAME" or "lost.NAME". */
+static void stat_meta_key(int stat, char *key, size_t size)
+{
+	snprintf(key, size, "%s.%s",
+		 stat == LP_STAT_SAMPLES || stat == LP_STAT_EVENTS ? "count" : "lost",
+		 collect_stat_names[stat]);
+}
+
+/*
+ * stats_unreadable: the keys of the counters in @unread (a bit per enum
+ * lp_stat), whose 0 means "not known", not "nothing lost".
+ */
+static int builder_unreadable_meta(struct builder *b, uint32_t unread)
+{
+	char key[64], *list = NULL;
+	size_t len = 0;
+	bool first = true;
+	FILE *f;
+	int i, err;
+
+	if (!unread)
+		return 0;
+	pr_warn("cannot read %d of the kernel's %d loss counters: reported as unknown",
+		__builtin_popcount(unread), LP_STAT_NR);
+	f = open_memstream(&list, &len);
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < LP_STAT_NR; i++) {
+		if (!(unread & (1U << i)))
+			continue;
+		stat_meta_key(i, key, sizeof(key));
+		fprintf(f, "%s%s", first ? "" : ",", key);
+		first = false;
+	}
+	err = fclose(f) ? -ENOMEM : profile_set_meta(b->p, "stats_unreadable", list);
+	free(list);
+	return err;
+}
+
+/* lost.modules_refused: executable files libdwfl refused, over every image. */
+static int builder_refused_meta(struct builder *b)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < b->c->images.list.nr; i++)
+		n += builder_modules_refused(b, &b->c->images.list.items[i]);
+	return profile_set_meta_u64(b->p, "lost.modules_refused", n);
+}
+
 static int builder_meta(struct builder *b)
 {
 	struct collect_stats st;
+	uint32_t unread = collect_read_stats(b->c, &st);
 	char key[64];
 	int err = 0, i;
 
-	collect_get_stats(b->c, &st);
 	for (i = 0; !err && i < LP_STAT_NR; i++) {
-		snprintf(key, sizeof(key), "%s.%s",
-			 i == LP_STAT_SAMPLES || i == LP_STAT_EVENTS ? "count" : "lost",
-			 collect_stat_names[i]);
+		stat_meta_key(i, key, sizeof(key));
 		err = profile_set_meta_u64(b->p, key, st.stat[i]);
 	}
 	if (!err)
+		err = builder_unreadable_meta(b, unread);
+	if (!err)
 		err = profile_set_meta_u64(b->p, "lost.samples_process_vanished",
 					   b->vanished_samples);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "lost.kstack_missing", b->kstack_missing);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "lost.ustack_missing", b->ustack_missing);
+	if (!err)
+		err = builder_refused_meta(b);
 	if (!err)
 		err = profile_set_meta_u64(b->p, "count.processes", st.procs_seen);
 	if (!err && (b->c->sys_hooks || b->c->mode_offcpu))
@@ -689,6 +771,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 	struct builder_cols cols;
 	int err = builder_columns(&b, &cols);
 
+	if (collect_debug_lose("stacks"))
+		collect_drain_stacks(c);
 	if (!err && c->mode_cpu)
 		err = builder_each(&b, &cols, c->skel->maps.cpu_samples, builder_cpu_sample);
 	if (!err && (c->sys_hooks || c->mode_offcpu))

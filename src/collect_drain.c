@@ -93,7 +93,7 @@ static void drain_timed(struct collect *c, const struct collect_drain_ops *ops, 
 }
 
 /* Stack ids are only meaningful with the samples just taken out. */
-static void drain_stacks(struct collect *c)
+void collect_drain_stacks(struct collect *c)
 {
 	int fd = bpf_map__fd(c->skel->maps.stacks);
 	size_t n, max = bpf_map__max_entries(c->skel->maps.stacks);
@@ -115,6 +115,6 @@ int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 	if (!err && (c->sys_hooks || c->mode_offcpu))
 		err = drain_map(c, c->skel->maps.timed_samples, ops, drain_timed);
 	if (!err)
-		drain_stacks(c);
+		collect_drain_stacks(c);
 	return err;
 }

@@ -71,6 +71,19 @@ struct collect {
 };
 
 /*
+ * collect_get_stats(), saying which counters could not be read (and are 0 in
+ * @st): bit (1 << k) for counter k of enum lp_stat. Every bit when the
+ * per-CPU buffer cannot be allocated. Cannot fail otherwise.
+ */
+uint32_t collect_read_stats(struct collect *c, struct collect_stats *st);
+
+/* Empty the stack map (collect_drain.c). */
+void collect_drain_stacks(struct collect *c);
+
+/* Is @what ("stats", "stacks") in the hidden LATPROF_DEBUG_LOSE list? (collect.c) */
+bool collect_debug_lose(const char *what);
+
+/*
  * At stop, after detach: the connections and descriptors the kernel still
  * holds become requests and file/peer I/O. 0 or -ENOMEM.
  */

@@ -93,10 +93,19 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 		img->next_refresh_ns = 0;
 		return -errno;
 	}
+	/* the old snapshot's samples were taken with its files */
+	img->modules_refused = proc_image_modules_refused(img);
 	img->sym = sym;
 	image_schedule(img);
 	img->refreshes++;
 	return 0;
+}
+
+uint64_t proc_image_modules_refused(const struct proc_image *img)
+{
+	uint64_t n = img->sym ? sym_process_modules_refused(img->sym) : 0;
+
+	return n > img->modules_refused ? n : img->modules_refused;
 }
 
 void proc_images_stop_refresh(struct proc_images *m, pid_t pid)

@@ -32,6 +32,7 @@ struct proc_image {
 	uint64_t forced_refresh_ns;	/* last re-read asked for by a failed unwind */
 	uint32_t refreshes;
 	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */
+	uint64_t modules_refused;	/* by the snapshots replaced (see below) */
 	char comm[PROC_IMAGE_COMM_LEN + 1];
 };
 
@@ -53,6 +54,13 @@ struct proc_image *proc_images_find(struct proc_images *m, pid_t pid, uint32_t g
  * a re-read that fails keeps the previous snapshot. 0 or -errno.
  */
 int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen);
+
+/*
+ * Executable files of @img that libdwfl refused (symbolizer.h's
+ * sym_process_modules_refused): the most any of its snapshots had, the
+ * current one included. Cannot fail.
+ */
+uint64_t proc_image_modules_refused(const struct proc_image *img);
 
 /* @pid exited: stop re-reading its images. */
 void proc_images_stop_refresh(struct proc_images *m, pid_t pid);

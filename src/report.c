@@ -323,6 +323,8 @@ static void print_python(const struct report_opts *o, const struct profile *p)
 
 static void print_losses(const struct report_opts *o, const struct profile *p)
 {
+	const char *unread = profile_get_meta(p, "stats_unreadable"), *k;
+	char label[64];
 	size_t i;
 	int n = 0;
 
@@ -338,10 +340,22 @@ static void print_losses(const struct report_opts *o, const struct profile *p)
 		printf("  %-34s %10" PRIu64 "\n", p->meta.items[i].key + 5, v);
 		n++;
 	}
-	if (!n)
-		printf("  none: every sample was recorded with its stacks\n");
-	else
+	/* which processes mapped the files libdwfl refused */
+	for (i = 0; i < p->meta.nr; i++) {
+		k = p->meta.items[i].key;
+		if (strncmp(k, "proc.", 5) || !str_has_suffix(k, ".modules_refused"))
+			continue;
+		snprintf(label, sizeof(label), "modules_refused, pid %.*s",
+			 (int)(strlen(k) - 21), k + 5);
+		printf("  %-34s %10" PRIu64 "\n", label, profile_get_meta_u64(p, k));
+	}
+	if (unread)
+		printf("  unknown: these counters could not be read from the kernel (0 = not known)"
+		       "\n    %s\n", unread);
+	if (n)
 		printf("  the result is partial: the events counted above are missing from it\n");
+	else if (!unread)
+		printf("  none: every sample was recorded with its stacks\n");
 }
 
 int report_profile(struct report_opts *o, const struct profile *p, const char *path)

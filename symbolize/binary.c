@@ -254,6 +254,11 @@ int binary_fd(const struct binary *b)
 	return b->fd;
 }
 
+bool binary_refused(const struct binary *b)
+{
+	return !b->mod;
+}
+
 const char *binary_build_id(const struct binary *b)
 {
 	return b->build_id;

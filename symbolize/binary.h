@@ -51,6 +51,12 @@ void binary_free(struct binary *b);
 /* A descriptor of the file (owned by @b, do not close), -1 if none. */
 int binary_fd(const struct binary *b);
 
+/*
+ * Did libdwfl refuse the file (not ELF, truncated, corrupt)? Then @b
+ * resolves nothing and unwinding cannot use it. Cannot fail.
+ */
+bool binary_refused(const struct binary *b);
+
 /* Lower-case hex GNU build-id, "" if none. Borrowed from the strtab. */
 const char *binary_build_id(const struct binary *b);
 

@@ -57,6 +57,7 @@ struct sym_process {
 	bool jit_tried;
 	struct unwinder *unw;	/* DWARF unwinder, made on first need */
 	bool unw_tried;
+	size_t modules_refused;	/* distinct files libdwfl refused (binary_refused) */
 };
 
 struct symbolizer {
@@ -303,6 +304,17 @@ static struct binary *symbolizer_vdso(struct symbolizer *s, uint64_t size)
 	return s->vdso;
 }
 
+/* Does a mapping of @p before the last one hold binary @b already? */
+static bool process_maps_bin(const struct sym_process *p, const struct binary *b)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < p->maps.nr; i++)
+		if (p->maps.items[i].bin == b)
+			return true;
+	return false;
+}
+
 static int process_add_map(struct symbolizer *s, struct sym_process *p,
 			   const struct maps_line *ml, const char *exe)
 {
@@ -331,6 +343,8 @@ static int process_add_map(struct symbolizer *s, struct sym_process *p,
 	}
 	if (m->bin)
 		m->map.build_id = binary_build_id(m->bin);
+	if (m->bin && path[0] == '/' && binary_refused(m->bin) && !process_maps_bin(p, m->bin))
+		p->modules_refused++;
 	return 0;
 }
 
@@ -644,7 +658,8 @@ static struct unwinder *process_unwinder(struct sym_process *p)
 	for (i = 0; i < p->maps.nr; i++) {
 		const struct proc_map *m = &p->maps.items[i];
 
-		if (!m->bin || binary_fd(m->bin) < 0)
+		/* a file libdwfl refused once is counted once, in the snapshot */
+		if (!m->bin || binary_fd(m->bin) < 0 || binary_refused(m->bin))
 			continue;
 		mods[n].path = m->map.path;
 		mods[n].fd = binary_fd(m->bin);
@@ -655,6 +670,11 @@ static struct unwinder *process_unwinder(struct sym_process *p)
 	p->unw = unwinder_new(p->pid, mods, n);
 	free(mods);
 	return p->unw;
+}
+
+size_t sym_process_modules_refused(const struct sym_process *p)
+{
+	return p->modules_refused + (p->unw ? unwinder_nr_refused(p->unw) : 0);
 }
 
 int symbolizer_unwind(struct symbolizer *s, struct sym_process *p,

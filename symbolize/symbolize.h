@@ -106,6 +106,15 @@ void symbolizer_free(struct symbolizer *s);
 struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid);
 
 /*
+ * Executable files of snapshot @p that libdwfl refused to read (not ELF,
+ * truncated, corrupt), each counted once: their addresses resolve to
+ * "MODULE+0xOFFSET" and DWARF unwinding stops in them. Files refused by
+ * the unwinder count once it is made (the first symbolizer_unwind() of
+ * @p). Cannot fail.
+ */
+size_t sym_process_modules_refused(const struct sym_process *p);
+
+/*
  * Resolve user address @addr of a snapshotted process. @is_return: @addr is a
  * return address (every frame of a stack but the first), so the call
  * instruction at addr - 1 is what is looked up (offsets are still reported

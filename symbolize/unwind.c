@@ -59,6 +59,7 @@ struct unwinder {
 	int maps_pid;		/* whose maps list the executable mappings, 0: none */
 	struct { struct unw_range *items; size_t nr, alloc; } exec;	/* x mappings */
 	bool exec_read;
+	size_t nr_refused;	/* modules dwfl_report_elf did not take */
 	/* the sample being unwound, valid during unwinder_run() */
 	const struct sym_unwind_input *in;
 	uint64_t *pcs;
@@ -173,12 +174,16 @@ static void report_modules(struct unwinder *u, const struct unwind_module *mods,
 		if (j < i || mods[i].fd < 0)
 			continue;
 		fd = fcntl(mods[i].fd, F_DUPFD_CLOEXEC, 0);
-		if (fd < 0)
+		if (fd < 0) {
+			u->nr_refused++;
 			continue;
+		}
 		/* like perf: an ET_DYN file is biased by start - offset */
 		if (!dwfl_report_elf(u->dwfl, mods[i].path, mods[i].path, fd,
-				     mods[i].start - mods[i].offset, false))
+				     mods[i].start - mods[i].offset, false)) {
 			close(fd);	/* libdwfl keeps the descriptor only on success */
+			u->nr_refused++;
+		}
 	}
 	dwfl_report_end(u->dwfl, NULL, NULL);
 }
@@ -213,6 +218,11 @@ void unwinder_free(struct unwinder *u)
 	dwfl_end(u->dwfl);
 	free(u->exec.items);
 	free(u);
+}
+
+size_t unwinder_nr_refused(const struct unwinder *u)
+{
+	return u->nr_refused;
 }
 
 /* One line of /proc/PID/maps, if executable, into @r. */

@@ -32,6 +32,13 @@ struct unwinder *unwinder_new(int pid, const struct unwind_module *mods, size_t 
 /* NULL is a no-op. */
 void unwinder_free(struct unwinder *u);
 
+/*
+ * Modules of unwinder_new()'s @mods (one per distinct path) that libdwfl
+ * refused, or that could not be handed to it (no descriptor left): no
+ * unwinding through them. Cannot fail.
+ */
+size_t unwinder_nr_refused(const struct unwinder *u);
+
 /* See symbolizer_unwind(). */
 int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t *pcs,
 		 size_t max, size_t *nr, enum sym_unwind_status *status);

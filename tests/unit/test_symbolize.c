@@ -300,6 +300,8 @@ static void test_not_elf(struct symbolizer *s)
 	}
 	p = symbolizer_snapshot(s, getpid());
 	CHECK(p);
+	/* libdwfl refused the file: counted, once */
+	CHECK(p && sym_process_modules_refused(p) == 1);
 	loc = p ? symbolizer_user(s, p, (uint64_t)mem + 0x20, true) : NULL;
 	CHECK(loc && loc->map && !loc->frames[0].function);
 	if (loc && loc->map) {
@@ -437,6 +439,53 @@ static int copy_file(const char *from, int to)
 		err = -EIO;
 	free(buf);
 	return err;
+}
+
+/*
+ * A truncated copy of a library (its ELF header and part of its program
+ * headers: libdwfl takes a copy cut anywhere after those) mapped executable
+ * twice: libdwfl refuses it, and the snapshot counts it once, also after an unwind
+ * (the unwinder is not handed a file refused already).
+ */
+static void test_truncated_elf(struct symbolizer *s, const char *lib)
+{
+	char path[] = "/tmp/latprof-test-XXXXXX";
+	struct sym_unwind_input in = { 0 };
+	enum sym_unwind_status status;
+	void *mem[2] = { MAP_FAILED, MAP_FAILED };
+	uint64_t pcs[4], stack[4] = { 0 };
+	struct sym_process *p;
+	char *buf = NULL;
+	size_t len, nr;
+	int fd, i;
+
+	fd = mkstemp(path);
+	if (fd < 0 || read_file(lib, &buf, &len) || len < 256 || write(fd, buf, 256) != 256) {
+		fprintf(stderr, "skip: truncated copy of %s\n", lib);
+		goto out;
+	}
+	for (i = 0; i < 2; i++)
+		mem[i] = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	CHECK(mem[0] != MAP_FAILED && mem[1] != MAP_FAILED);
+	p = symbolizer_snapshot(s, getpid());
+	CHECK(p && sym_process_modules_refused(p) == 1);
+	in.regs[SYM_REG_IP] = (uint64_t)mem[0] + 0x10;
+	in.regs[SYM_REG_SP] = (uint64_t)stack;
+	in.stack = stack;
+	in.stack_len = sizeof(stack);
+	if (p) {
+		symbolizer_unwind(s, p, &in, pcs, 4, &nr, &status);
+		CHECK(sym_process_modules_refused(p) == 1);
+	}
+out:
+	for (i = 0; i < 2; i++)
+		if (mem[i] != MAP_FAILED)
+			munmap(mem[i], 4096);
+	free(buf);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
 }
 
 /* The child side of test_deleted_exe: report where target_fn is, then wait. */
@@ -734,6 +783,8 @@ int main(int argc, char **argv)
 	p = symbolizer_snapshot(s, getpid());
 	CHECK(p);
 	if (p) {
+		/* every file of a normal process is read */
+		CHECK(sym_process_modules_refused(p) == 0);
 		test_own_functions(s, p, exe);
 		test_libc_and_unknown(s, p, exe);
 		test_vdso(s, p);
@@ -743,6 +794,7 @@ int main(int argc, char **argv)
 	else
 		fprintf(stderr, "skip: executable anonymous memory\n");
 	test_not_elf(s);
+	test_truncated_elf(s, "/usr/lib/x86_64-linux-gnu/libz.so.1");
 	test_no_lines();
 	loc = p ? symbolizer_user(s, p, (uint64_t)&target_fn, false) : NULL;
 	test_exited_child();
