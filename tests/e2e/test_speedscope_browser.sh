@@ -8,7 +8,10 @@
 # chromium through tests/browser/speedscope.mjs). Checks, `record --
 # sys_pipe` then `export --format speedscope --weight latency`:
 #   - speedscope imports the file without error and offers 2 profiles (one
-#     per process: the reader and the writer);
+#     per process: the reader and the writer), opening the one the file's
+#     activeProfileIndex names: the heavier, which is the reader or the writer
+#     by a few ms of 1 s each, so either (a reader kept off the CPU for 50 ms
+#     finds its byte waiting, and that read is not slow);
 #   - its sandwich view lists wait_on_pipe, reader_loop, writer_loop,
 #     syscall:read and syscall:clock_nanosleep;
 #   - a truncated copy of the file is refused (the error check works);
