@@ -347,6 +347,43 @@ have_go()
 	command -v go >/dev/null 2>&1
 }
 
+# require_cmd CMD PACKAGE WHAT: the test needs CMD (Debian PACKAGE) for WHAT.
+# `make setup` installs every PACKAGE named here (the Makefile's
+# DEB_PACKAGES), so under CI=true a missing CMD fails the test; elsewhere it
+# skips, and the skip names the tool. Never a silent "if installed".
+require_cmd()
+{
+	command -v "$1" >/dev/null 2>&1 && return 0
+	[ "${CI:-}" = true ] && fail "$1 ($2) not installed, needed for $3 (make setup installs it)"
+	skip "$1 ($2) not installed, needed for $3"
+}
+
+# disk_workdir: set DISK_DIR to an empty directory on a disk file system (for
+# I/O that tmpfs would skip, e.g. fsync): WORKDIR itself unless it is on
+# tmpfs/ramfs, else a new directory under /var/tmp or, if that is tmpfs too,
+# under the repo's build/. It is removed when the test exits. Fails when no
+# candidate is a disk file system.
+disk_workdir()
+{
+	local d fs
+	for d in "$WORKDIR" /var/tmp "$_lib_dir/../../build"; do
+		fs=$(stat -f -c %T "$d" 2>/dev/null) || continue
+		case $fs in
+		tmpfs|ramfs) continue ;;
+		esac
+		if [ "$d" = "$WORKDIR" ]; then
+			DISK_DIR=$WORKDIR/disk
+			mkdir -p "$DISK_DIR" || fail "cannot create $DISK_DIR"
+		else
+			DISK_DIR=$(mktemp -d "$d/latprof-$TEST_NAME.XXXXXX") || fail "cannot create a directory in $d"
+			at_exit rm -rf "$DISK_DIR"
+		fi
+		DISK_FS=$fs
+		return 0
+	done
+	fail "no disk file system for $TEST_NAME: $WORKDIR, /var/tmp and build/ are all tmpfs or missing"
+}
+
 # go_pprof_top PROFILE OUT: `go tool pprof -top` with every cache and home
 # under WORKDIR (CI has no writable HOME) and no symbolization attempt.
 go_pprof_top()

@@ -5,7 +5,9 @@
 # on top (hot_ab's own split is 75% hot_a); /debug/pprof/latency and
 # /flamegraph answer with their formats. Then the safety rules, on a second
 # agent with --token-file and --max-sessions 1: no token / wrong token 401,
-# right token 200; HTTPS with --tls-cert/--tls-key; 400 for seconds=0, seconds=100000, hz=abc; 429 for a
+# right token 200; HTTPS with --tls-cert/--tls-key, the certificate
+# verified against the test's own CA (curl --cacert, no -k); openssl is
+# required (make setup installs it); 400 for seconds=0, seconds=100000, hz=abc; 429 for a
 # second concurrent profile; 404 for an unknown path; SIGTERM -> exit 0 and
 # none of the agent's BPF programs left in `bpftool prog show`.
 . "$(dirname "$0")/lib.sh"
@@ -13,8 +15,9 @@
 
 require_root_bpf
 require_fixture hot_ab
-have_go || skip "go tool pprof not installed (golang-go)"
-command -v curl >/dev/null || skip "curl not installed"
+require_cmd go golang-go "go tool pprof pulling over HTTP"
+require_cmd curl curl "the HTTP checks"
+require_cmd openssl openssl "the HTTPS check's CA and certificate"
 
 start_bg "$WORKDIR/hot_ab.out" "$FIXTURES/hot_ab" 20
 port=$(free_port)
@@ -82,21 +85,36 @@ wait $first
 c=$(http_code "$base/metrics" "${auth[@]}")
 [ "$c" = 200 ] || fail "/metrics after the profiles: HTTP $c"
 
-# HTTPS with --tls-cert/--tls-key (a throwaway self-signed certificate)
-if command -v openssl >/dev/null; then
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$WORKDIR/tls.key" -out "$WORKDIR/tls.crt" \
-		-days 1 -subj /CN=localhost >/dev/null 2>&1 || fail "openssl cannot make a certificate"
-	port3=$(free_port)
-	start_bg "$WORKDIR/serve3.log" "$LATPROF" serve --listen "127.0.0.1:$port3" --comm hot_ab \
-		--tls-cert "$WORKDIR/tls.crt" --tls-key "$WORKDIR/tls.key"
-	wait_for_line "$WORKDIR/serve3.log" "serving on https" 15 ||
-		{ diag_file "serve log" "$WORKDIR/serve3.log"; fail "serve with TLS did not start"; }
-	c=$(http_code "https://127.0.0.1:$port3/healthz" --cacert "$WORKDIR/tls.crt" --resolve "localhost:$port3:127.0.0.1")
-	[ "$c" = 200 ] || c=$(http_code "https://127.0.0.1:$port3/healthz" -k)
-	[ "$c" = 200 ] || fail "HTTPS /healthz: HTTP $c, expected 200"
-	c=$(http_code "http://127.0.0.1:$port3/healthz")
-	[ "$c" = 000 ] || fail "plain HTTP to the TLS agent: HTTP $c, expected no answer"
-fi
+# HTTPS with --tls-cert/--tls-key: the test's own throwaway CA signs a
+# certificate for localhost and 127.0.0.1; curl verifies the served one
+# against that CA alone (--cacert, never -k), so a wrong or unsigned
+# certificate fails the check.
+tls=$WORKDIR/tls
+mkdir -p "$tls"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/ca.key" -out "$tls/ca.crt" -days 1 \
+	-subj "/CN=latprof test CA" >"$tls/openssl.log" 2>&1 &&
+	openssl req -newkey rsa:2048 -nodes -keyout "$tls/server.key" -out "$tls/server.csr" \
+		-subj /CN=localhost >>"$tls/openssl.log" 2>&1 &&
+	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$tls/ext" &&
+	openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" \
+		-CAcreateserial -days 1 -extfile "$tls/ext" -out "$tls/server.crt" >>"$tls/openssl.log" 2>&1 ||
+	{ diag_file openssl "$tls/openssl.log"; fail "openssl cannot make the test CA and certificate"; }
+port3=$(free_port)
+start_bg "$WORKDIR/serve3.log" "$LATPROF" serve --listen "127.0.0.1:$port3" --comm hot_ab \
+	--tls-cert "$tls/server.crt" --tls-key "$tls/server.key"
+wait_for_line "$WORKDIR/serve3.log" "serving on https" 15 ||
+	{ diag_file "serve log" "$WORKDIR/serve3.log"; fail "serve with TLS did not start"; }
+for url in "https://localhost:$port3/healthz" "https://127.0.0.1:$port3/healthz"; do
+	c=$(http_code "$url" --cacert "$tls/ca.crt" --resolve "localhost:$port3:127.0.0.1")
+	[ "$c" = 200 ] || fail "HTTPS $url verified against the test CA: HTTP $c, expected 200"
+done
+# the check can fail: a CA that did not sign the served certificate is refused
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/other.key" -out "$tls/other.crt" -days 1 \
+	-subj "/CN=other CA" >>"$tls/openssl.log" 2>&1 || fail "openssl cannot make a second CA"
+c=$(http_code "https://localhost:$port3/healthz" --cacert "$tls/other.crt" --resolve "localhost:$port3:127.0.0.1")
+[ "$c" = 000 ] || fail "HTTPS verified against a CA that did not sign the certificate: HTTP $c, expected a TLS failure"
+c=$(http_code "http://127.0.0.1:$port3/healthz")
+[ "$c" = 000 ] || fail "plain HTTP to the TLS agent: HTTP $c, expected no answer"
 
 # SIGTERM: exit 0, every program of the agent gone
 ids=$(bpf_prog_ids "$SERVE_PID")

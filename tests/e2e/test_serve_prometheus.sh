@@ -12,8 +12,9 @@
 
 require_root_bpf
 require_fixture sys_pipe
-[ -x /usr/bin/prometheus ] || skip "prometheus not installed"
-command -v curl >/dev/null || skip "curl not installed"
+require_cmd prometheus prometheus "a real Prometheus scraping the agent"
+require_cmd promtool prometheus "promtool check metrics on /metrics"
+require_cmd curl curl "GET /metrics"
 
 # a name of its own, so sys_pipe runs of other tests on the machine do not count
 name=lpserve$$
@@ -79,10 +80,8 @@ p50=$(prom_query "histogram_quantile(0.5, sum by (le) (latprof_syscall_duration_
 in_range "$p50" 0.032 0.066 || fail "median read from Prometheus is ${p50}s, expected in the 32..65 ms bucket"
 
 curl -s --max-time 5 "http://127.0.0.1:$port/metrics" >"$WORKDIR/metrics.txt" || fail "GET /metrics failed"
-if command -v promtool >/dev/null; then
-	promtool check metrics <"$WORKDIR/metrics.txt" >"$WORKDIR/promtool.out" 2>&1 ||
-		{ diag_file promtool "$WORKDIR/promtool.out"; fail "promtool check metrics rejects /metrics"; }
-fi
+promtool check metrics <"$WORKDIR/metrics.txt" >"$WORKDIR/promtool.out" 2>&1 ||
+	{ diag_file promtool "$WORKDIR/promtool.out"; fail "promtool check metrics rejects /metrics"; }
 for m in latprof_cpu_samples_total latprof_lost_events_total latprof_agent_cpu_seconds_total \
 	latprof_agent_resident_memory_bytes latprof_agent_bpf_map_memory_bytes; do
 	grep -q "^# TYPE $m " "$WORKDIR/metrics.txt" || fail "/metrics has no $m"

@@ -12,6 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture spin
+require_cmd go golang-go "go tool pprof reading the profile written on SIGINT"
 
 freq=99
 start_bg "$WORKDIR/spin.out" "$FIXTURES/spin" 0
@@ -58,18 +59,14 @@ signal_record INT 2 "$WORKDIR/int/out.pb.gz" "$WORKDIR/int.err" -p "$spid" -F $f
 check_run int $?
 info "int: exited ${SIG_ELAPSED_S}s after SIGINT"
 
-if have_go; then
-	go_pprof_top "$WORKDIR/int/out.pb.gz" "$WORKDIR/int.pprof" || {
-		diag_file "go tool pprof" "$WORKDIR/int.pprof"
-		fail "go tool pprof -top cannot read the profile written on SIGINT"
-	}
-	grep -q spin_work "$WORKDIR/int.pprof" || {
-		diag_file "go tool pprof" "$WORKDIR/int.pprof"
-		fail "go tool pprof -top does not show spin_work"
-	}
-else
-	info "go not installed: pprof check skipped"
-fi
+go_pprof_top "$WORKDIR/int/out.pb.gz" "$WORKDIR/int.pprof" || {
+	diag_file "go tool pprof" "$WORKDIR/int.pprof"
+	fail "go tool pprof -top cannot read the profile written on SIGINT"
+}
+grep -q spin_work "$WORKDIR/int.pprof" || {
+	diag_file "go tool pprof" "$WORKDIR/int.pprof"
+	fail "go tool pprof -top does not show spin_work"
+}
 
 CPU0=$(proc_cpu_ns "$spid")
 signal_record TERM 1.5 "$WORKDIR/term/out.pb.gz" "$WORKDIR/term.err" -p "$spid" -F $freq

@@ -13,6 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture cxx_template
+require_cmd go golang-go "go tool pprof -raw showing system_name"
 command -v nm >/dev/null && command -v c++filt >/dev/null || fail "nm and c++filt (binutils) are needed for the ground truth"
 
 sym=$(nm "$FIXTURES/cxx_template" | awk '$3 ~ /^_ZN2ns11AccumulatorIiE4spin/ { print $3; exit }')
@@ -34,12 +35,10 @@ if grep -E '(^|;)_Z[A-Za-z0-9_]+' "$folded" | grep -q '^cxx_template'; then
 	grep -E '(^|;)_Z' "$folded" | head -3 | sed 's/^/  | /'
 	fail "cxx_template stacks still have mangled frames"
 fi
-if have_go; then
-	go tool pprof -raw "$WORKDIR/cxx.pb.gz" >"$WORKDIR/raw.txt" 2>&1 ||
-		{ diag_file "go tool pprof -raw" "$WORKDIR/raw.txt"; fail "go tool pprof -raw failed"; }
-	grep -F "$want" "$WORKDIR/raw.txt" | grep -qF "($sym)" || {
-		grep -F 'Accumulator' "$WORKDIR/raw.txt" | head -3 | sed 's/^/  | /'
-		fail "pprof has no function '$want' with system_name $sym"
-	}
-fi
+go tool pprof -raw "$WORKDIR/cxx.pb.gz" >"$WORKDIR/raw.txt" 2>&1 ||
+	{ diag_file "go tool pprof -raw" "$WORKDIR/raw.txt"; fail "go tool pprof -raw failed"; }
+grep -F "$want" "$WORKDIR/raw.txt" | grep -qF "($sym)" || {
+	grep -F 'Accumulator' "$WORKDIR/raw.txt" | head -3 | sed 's/^/  | /'
+	fail "pprof has no function '$want' with system_name $sym"
+}
 pass "$got of $total samples in $want (system_name $sym)"

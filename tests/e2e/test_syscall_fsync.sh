@@ -3,10 +3,11 @@
 # fsync on a real file system is attributed to the function that syncs.
 #
 # Ground truth (from the fixture, not latprof): sys_fsync's sync_writer()
-# (main -> sync_writer) writes 4 KiB and fsyncs, 100 times, on a file in
-# WORKDIR (a disk file system, not tmpfs, so every fsync goes to the disk:
-# a few hundred us each on the development VM, some over 1 ms), and times
-# the fsyncs itself (fsync_ns).
+# (main -> sync_writer) writes 4 KiB and fsyncs, 100 times, on a file in a
+# directory on a disk file system (disk_workdir: WORKDIR, or /var/tmp or
+# build/ when WORKDIR is on tmpfs, where fsync does no I/O; never a skip), so
+# every fsync goes to the disk: a few hundred us each on the development VM,
+# some over 1 ms; it times the fsyncs itself (fsync_ns).
 # Checks, `record --min-duration 0` (every syscall is attributed, so the
 # result does not depend on how fast the disk is):
 #   - export --weight latency --format folded: the stacks containing
@@ -18,17 +19,14 @@
 require_root_bpf
 require_fixture sys_fsync
 
-fstype=$(stat -f -c %T "$WORKDIR")
-case $fstype in
-tmpfs|ramfs) skip "WORKDIR $WORKDIR is on $fstype: fsync does no I/O there" ;;
-esac
-
-record_or_fail fsync --min-duration 0 -- "$FIXTURES/sys_fsync" "$WORKDIR" 100
+disk_workdir
+fstype=$DISK_FS
+record_or_fail fsync --min-duration 0 -- "$FIXTURES/sys_fsync" "$DISK_DIR" 100
 prof=$WORKDIR/fsync.pb.gz
 out=$WORKDIR/fsync.out
 fsync_ns=$(kv "$out" "sys_fsync " fsync_ns)
 [ -n "$fsync_ns" ] || { diag_file "command stdout" "$out"; fail "sys_fsync printed no fsync_ns"; }
-info "fixture ($fstype): $(head -n 1 "$out")"
+info "fixture ($fstype, $DISK_DIR): $(head -n 1 "$out")"
 
 folded=$WORKDIR/fsync.latency.folded
 export_or_fail "$prof" "$folded" --format folded --weight latency

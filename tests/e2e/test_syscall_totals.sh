@@ -11,7 +11,7 @@
 # Checks, `record -- sys_mix`:
 #   - --weight latency: folded total = JSON "total" = JSON stacks' sum =
 #     the pprof latency/nanoseconds column's sum (decoded independently of
-#     latprof; and `go tool pprof -raw` agrees when go is installed);
+#     latprof; and `go tool pprof -raw` agrees: go is required);
 #   - --weight syscalls: the same with the syscalls/count column;
 #   - and the same totals from the other exports: the speedscope weights, and
 #     the column of `export --format pprof` (decoded independently);
@@ -21,6 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture sys_mix
+require_cmd go golang-go "go tool pprof -raw summing the columns"
 
 record_or_fail mix -- "$FIXTURES/sys_mix"
 prof=$WORKDIR/mix.pb.gz
@@ -62,7 +63,7 @@ for w in latency:latency syscalls:syscalls; do
 	s_total=$(json_py "$WORKDIR/mix.$weight.speedscope.json" 'print(sum(sum(p["weights"]) for p in j["profiles"]))')
 	e_total=$(pprof_sum "$WORKDIR/mix.$weight.pb.gz" "$col")
 	g_total=-
-	have_go && g_total=$(go_raw_sum "$prof" "$col")
+	g_total=$(go_raw_sum "$prof" "$col")
 	[ "$weight" = latency ] && lat_total=$f_total
 	info "--weight $weight: folded $f_total, json $j_total, pprof $col column $p_total, go tool pprof -raw ${g_total:-?}, speedscope $s_total, pprof export $e_total"
 	[ "$f_total" -gt 0 ] || { folded_top "$folded" "" 10; fail "--weight $weight: empty folded output"; }

@@ -19,6 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture spin
+require_cmd go golang-go "go tool pprof reading the profile"
 
 freq=199
 
@@ -43,12 +44,10 @@ check_profile()
 		fail "$name: $n of $total samples name spin_work, expected >= 90%"
 	fi
 	in_range "$(ratio "$n" "$exp")" 0.5 1.1 || fail "$name: $n spin_work samples, expected [0.5, 1.1] x $exp"
-	if have_go; then
-		go_pprof_top "$prof" "$WORKDIR/$name.top" && grep -q spin_work "$WORKDIR/$name.top" || {
-			diag_file "go tool pprof" "$WORKDIR/$name.top"
-			fail "$name: go tool pprof cannot read the profile or does not show spin_work"
-		}
-	fi
+	go_pprof_top "$prof" "$WORKDIR/$name.top" && grep -q spin_work "$WORKDIR/$name.top" || {
+		diag_file "go tool pprof" "$WORKDIR/$name.top"
+		fail "$name: go tool pprof cannot read the profile or does not show spin_work"
+	}
 }
 
 # wait_exit PID NAME: wait up to 5 s for latprof PID to exit; its status.

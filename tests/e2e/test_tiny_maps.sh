@@ -16,6 +16,7 @@
 # partial (and says nothing of the kind for a profile without drops).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
+require_cmd go golang-go "go tool pprof reading the tiny-map profile"
 
 work='for i in $(seq 100); do ls -R /usr/lib/x86_64-linux-gnu >/dev/null; done'
 MAPFULL='kstack_collision|ustack_collision|samples_dropped_map_full|procs_dropped_map_full|syscall_stats_dropped_map_full|timed_dropped_map_full'
@@ -46,10 +47,8 @@ grep -q "the result is partial" "$WORKDIR/lost.txt" ||
 	{ diag_file "Lost and dropped" "$WORKDIR/lost.txt"; fail "the report does not say the result is partial"; }
 grep -Eq "^ +($MAPFULL) +[1-9]" "$WORKDIR/lost.txt" ||
 	{ diag_file "Lost and dropped" "$WORKDIR/lost.txt"; fail "the report lists no map-full counter"; }
-if have_go; then
-	go_pprof_top "$WORKDIR/tiny.pb.gz" "$WORKDIR/tiny.top" ||
-		{ diag_file "go tool pprof" "$WORKDIR/tiny.top"; fail "go tool pprof cannot read the tiny-map profile"; }
-fi
+go_pprof_top "$WORKDIR/tiny.pb.gz" "$WORKDIR/tiny.top" ||
+	{ diag_file "go tool pprof" "$WORKDIR/tiny.top"; fail "go tool pprof cannot read the tiny-map profile"; }
 # without drops the report says so, and nothing is called partial
 lp_report "$WORKDIR/normal.pb.gz" "$WORKDIR/normal.report" || fail "report of the normal profile failed"
 if [ "$n_normal" = 0 ] && grep -q "the result is partial" "$WORKDIR/normal.report"; then
