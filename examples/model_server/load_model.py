@@ -18,10 +18,10 @@ ktime) and VmRSS from /proc/self/status before and after:
 
 Output (the train line only when it trained):
 
-  load_model phase=train start_ns=N end_ns=N rss_kb_before=N rss_kb_after=N
+  load_model phase=train start_ns=N end_ns=N rss_kb_before=N rss_kb_after=N cpu_ns=N
   load_model pid=N model=PATH model_bytes=N
-  load_model phase=load start_ns=N end_ns=N rss_kb_before=N rss_kb_after=N
-  load_model phase=infer start_ns=N end_ns=N rss_kb_before=N rss_kb_after=N
+  load_model phase=load start_ns=N end_ns=N rss_kb_before=N rss_kb_after=N cpu_ns=N
+  load_model phase=infer start_ns=N end_ns=N rss_kb_before=N rss_kb_after=N cpu_ns=N
              predictions=N grown_bytes=N
 
 Usage: /usr/bin/python3 load_model.py [--model PATH] [--trees 400]
@@ -49,12 +49,12 @@ def rss_kb():
 
 def phase(name, fn, extra=None):
     """Run fn(), print the phase line (plus extra(result)); returns fn's result."""
-    rss0, t0 = rss_kb(), time.monotonic_ns()
+    rss0, c0, t0 = rss_kb(), time.process_time_ns(), time.monotonic_ns()
     result = fn()
-    t1, rss1 = time.monotonic_ns(), rss_kb()
+    t1, c1, rss1 = time.monotonic_ns(), time.process_time_ns(), rss_kb()
     more = extra(result) if extra else ""
     print(f"load_model phase={name} start_ns={t0} end_ns={t1} rss_kb_before={rss0} "
-          f"rss_kb_after={rss1}{more}", flush=True)
+          f"rss_kb_after={rss1} cpu_ns={c1 - c0}{more}", flush=True)
     return result
 
 
