@@ -108,10 +108,18 @@ void py_finder_free(struct py_finder *f)
 	if (!f)
 		return;
 	if (f->reader_started) {
+		struct sched_param normal = { .sched_priority = 0 };
+
 		pthread_mutex_lock(&f->lock);
 		f->stop = true;
 		pthread_cond_signal(&f->wake);
 		pthread_mutex_unlock(&f->lock);
+		/*
+		 * At SCHED_IDLE on CPUs the traced programs keep busy, the file
+		 * being read could take forever: finish it at normal priority
+		 * (the queue's other files are dropped).
+		 */
+		pthread_setschedparam(f->reader, SCHED_OTHER, &normal);
 		pthread_join(f->reader, NULL);
 	}
 	for (i = 0; i < f->jobs.nr; i++)
