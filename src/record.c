@@ -579,6 +579,8 @@ static int open_session(struct record_run *r)
 		return err;
 	}
 	r->attached_ns = now_ns();
+	/* the profile's time and duration describe the same window: from here */
+	r->start_wall_ns = wall_ns();
 	pr_debug("attached after %.1f ms", (r->attached_ns - r->start_ns) / 1e6);
 	err = sampler_start(&r->sampler, r->col, (uint64_t)(r->o->interval_s * 1e9),
 			    r->attached_ns, r->o->modes.cpu, r->o->modes.syscall);

@@ -912,3 +912,43 @@ lp_flame_or_fail()
 	fi
 	svg_check "$out" "flamegraph $*"
 }
+
+# cpu_poll_start FILE PID...: in the background until the test ends, append
+# "WALL_NS PID CPU_NS" to FILE every 10 ms for each PID, CPU_NS being the
+# task's time on CPU from /proc/PID/schedstat (nanoseconds, unlike the tick
+# counts of /proc/PID/stat). With cpu_window, the CPU a process had during a
+# recording's own window (the profile's time_ns + duration_ns).
+cpu_poll_start()
+{
+	local file=$1
+	shift
+	start_bg "$file.err" /usr/bin/python3 -c '
+import sys, time
+out, pids = open(sys.argv[1], "a"), sys.argv[2:]
+while True:
+    for p in pids:
+        try:
+            cpu = open("/proc/%s/schedstat" % p).read().split()[0]
+        except OSError:
+            continue
+        out.write("%d %s %s\n" % (time.time_ns(), p, cpu))
+    out.flush()
+    time.sleep(0.01)' "$file" "$@"
+}
+
+# cpu_window FILE PID START_NS END_NS: PID's CPU time (ns) between the two
+# wall-clock times, interpolated linearly between the polls around each.
+cpu_window()
+{
+	/usr/bin/python3 - "$@" <<'PYEOF'
+import sys
+path, pid, lo, hi = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+pts = sorted((int(t), int(c)) for t, p, c in (l.split() for l in open(path)) if p == pid)
+def at(t):
+    for (t0, c0), (t1, c1) in zip(pts, pts[1:]):
+        if t0 <= t <= t1:
+            return c0 + (c1 - c0) * (t - t0) / max(1, t1 - t0)
+    sys.exit("no polls around %d" % t)
+print("%.0f" % (at(hi) - at(lo)))
+PYEOF
+}

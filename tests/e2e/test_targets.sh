@@ -4,11 +4,13 @@
 # record), -a, and -p with a list of PIDs; all with -d 2.
 #
 # Ground truth: spinner processes with known comms ("spin", "lp_decoy",
-# "lp_other", set by prctl) whose CPU time is read from /proc/PID/stat before
-# latprof starts and after it exits. A target's spin_work samples must lie in
-# [0.3, 1.1] x cpu_time_s x freq: that CPU time spans latprof's start-up and
-# symbolization too (perf record itself gets ~0.6 here, 3 spinners sharing 2
-# CPUs); sample accuracy is test_cpu_hot_ab's job. A process that is not a
+# "lp_other", set by prctl) whose time on CPU is polled from
+# /proc/PID/schedstat every 10 ms while the test runs (cpu_poll_start). A
+# target's spin_work samples must match its CPU time within the recording's
+# own window (the profile's time_ns, when sampling began, and duration_ns):
+# N = cpu_s x freq samples expected, within 3 sqrt(N) + 2 (sampling's spread,
+# a sample at each edge of the window). About 130 samples each here (3
+# spinners sharing 2 CPUs for 2 s at 99 Hz): +-25%. A process that is not a
 # target must have no sample at all.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
@@ -25,29 +27,27 @@ for f in a b c; do
 	wait_for_line "$WORKDIR/$f.out" ready || fail "spin fixture $f did not start"
 done
 
-declare -A CPU0
-snap()
-{
-	CPU0[$pa]=$(proc_cpu_ns $pa)
-	CPU0[$pb]=$(proc_cpu_ns $pb)
-	CPU0[$pc]=$(proc_cpu_ns $pc)
-}
+cpu_poll_start "$WORKDIR/cpu.polls" "$pa" "$pb" "$pc"
 
 # expect_target RUN COMM PID: COMM's spin_work samples match PID's CPU time
 # (counted for COMM-PID: another test may run a "spin" at the same time)
 expect_target()
 {
-	local folded=$WORKDIR/$1.pid.folded n exp r
+	local folded=$WORKDIR/$1.pid.folded json=$WORKDIR/$1.json n exp lo hi win cpu
 	[ -s "$folded" ] || lp_export "$WORKDIR/$1.pb.gz" "$folded" --format folded --per-pid ||
 		fail "latprof export --per-pid of $1 failed"
+	[ -s "$json" ] || lp_export "$WORKDIR/$1.pb.gz" "$json" --format json ||
+		fail "latprof export --format json of $1 failed"
 	n=$(folded_sum "$folded" "$2-$3" spin_work)
-	local now=$(proc_cpu_ns $3)
-	exp=$(calc "($now - ${CPU0[$3]}) / 1e9 * $freq")
-	r=$(calc "$n / $exp")
-	info "$1: $2 (pid $3) spin_work samples=$n, cpu x freq=$exp, ratio=$r"
-	if ! in_range "$r" 0.3 1.1; then
+	win=$(json_py "$json" 'print(j["time_ns"], j["time_ns"] + j["duration_ns"])')
+	cpu=$(cpu_window "$WORKDIR/cpu.polls" "$3" $win) || fail "$1: no CPU polls of pid $3 around the window $win"
+	exp=$(calc "$cpu / 1e9 * $freq")
+	lo=$(calc "$exp - 3 * sqrt($exp) - 2")
+	hi=$(calc "$exp + 3 * sqrt($exp) + 2")
+	info "$1: $2 (pid $3) spin_work samples=$n, cpu in the window x freq=$exp, want [$lo, $hi]"
+	if ! in_range "$n" "$lo" "$hi"; then
 		diag_file "folded" "$folded" 30
-		fail "$1: $2 has $n spin_work samples, expected [0.3, 1.1] x $exp"
+		fail "$1: $2 has $n spin_work samples, expected $exp (cpu in the window x freq) within [$lo, $hi]"
 	fi
 }
 
@@ -63,7 +63,6 @@ expect_absent()
 }
 
 # --comm, repeated; hot_ab starts 1 s after record and must be caught too.
-snap
 ( sleep 1; exec "$FIXTURES/hot_ab" 3 ) >"$WORKDIR/late.out" 2>&1 &
 late=$!
 BG_PIDS="$BG_PIDS $late"
@@ -82,7 +81,6 @@ wait $late 2>/dev/null
 # -a: every process, the spinners included.
 # This latprof runs under a name of its own, so another latprof running on
 # the machine at the same time (it is a target of -a) is not mistaken for it.
-snap
 cp "$LATPROF" "$WORKDIR/lp_selftest"
 LATPROF=$WORKDIR/lp_selftest record_and_fold all -a -d 2 -F $freq
 expect_target all spin $pa
@@ -93,7 +91,6 @@ self=$(folded_sum "$WORKDIR/all.folded" lp_selftest)
 [ "$self" = 0 ] || fail "-a: $self samples of latprof itself"
 
 # -p PID,PID: both listed processes and nothing else.
-snap
 record_and_fold pids -p "$pa,$pb" -d 2 -F $freq
 expect_target pids spin $pa
 expect_target pids lp_decoy $pb
