@@ -62,6 +62,24 @@ static void test_exact_no_ticks(void)
 	free(r.items);
 }
 
+/*
+ * A preempted spin: ticks say 2 of 15 were system, but it made 0.1 ms of
+ * syscalls, so at most that much of its CPU was the kernel's.
+ */
+static void test_kernel_share_capped(void)
+{
+	struct request_raw raw = {
+		.read_tid = 7, .write_tid = 7, .start_ns = 0, .end_ns = 30 * MS,
+		.t_start = times(0, 0, 0, 0, 0),
+		.t_end = times(20 * MS, 13 * MS, 2 * MS, MS / 10, 0),
+	};
+	struct requests r = { 0 };
+
+	CHECK(requests_compute(&raw, 1, &r) == 0);
+	CHECK(r.items[0].cpu_ns == 20 * MS - MS / 10);
+	free(r.items);
+}
+
 /* A breakdown summing past the latency is scaled down to it. */
 static void test_clip(void)
 {
@@ -183,6 +201,7 @@ int main(void)
 {
 	test_exact();
 	test_exact_no_ticks();
+	test_kernel_share_capped();
 	test_clip();
 	test_shared();
 	test_other_writer();
