@@ -166,18 +166,10 @@ static void python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait)
 		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
 }
 
-/*
- * The maps of (@pid, @gen) were re-read: libpython may be there now. Only
- * images made by an exec (gen >= 1): a process's first image is probed when
- * it is added or forked. With this probe, 1 to 3 in 24 recordings of
- * sys_pipe at -F 4999 lose every user stack of the parent process
- * (truncated_no_unwind_info: its image lacks its binary), 0 in 24 without
- * it; the cause is not found yet (see the closing note of issue 14).
- */
+/* The maps of (@pid, @gen) were re-read: libpython may be there now. */
 static void python_refreshed(void *arg, pid_t pid, uint32_t gen)
 {
-	if (gen)
-		python_probe(arg, pid, gen, false);
+	python_probe(arg, pid, gen, false);
 }
 
 /* @pid exec'ed or exited: its old interpreter is not to be walked. */

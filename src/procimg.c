@@ -30,32 +30,18 @@ static void image_schedule(struct proc_image *img)
 	img->next_refresh_ns = now_ns() + ms * 1000000ULL;
 }
 
-/*
- * A digest of @pid's executable mappings, so that a refresh only makes a new
- * symbolizer snapshot (which it keeps until the end) when the layout changed.
- */
+/* The digest of @pid's executable mappings now (sym_maps_digest). */
 static int maps_digest(pid_t pid, uint64_t *digest)
 {
-	char path[64], *buf = NULL, *line, *save = NULL;
-	uint64_t h = 1469598103934665603ULL;
+	char path[64], *buf = NULL;
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	err = read_file(path, &buf, NULL);
 	if (err)
 		return err;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *perms = strchr(line, ' ');
-
-		if (!perms || perms[3] != 'x')
-			continue;
-		for (; *line; line++) {
-			h ^= (unsigned char)*line;
-			h *= 1099511628211ULL;
-		}
-	}
+	*digest = sym_maps_digest(buf);
 	free(buf);
-	*digest = h;
 	return 0;
 }
 
@@ -79,13 +65,16 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 			if (m->list.items[i].pid == pid)
 				m->list.items[i].next_refresh_ns = 0;
 	}
-	if (img->sym && !maps_digest(pid, &digest) && digest == img->maps_digest) {
+	if (img->sym && !maps_digest(pid, &digest) &&
+	    digest == sym_process_maps_digest(img->sym)) {
 		image_schedule(img);	/* unchanged: keep the snapshot we have */
 		img->refreshes++;
 		return 0;
 	}
-	if (maps_digest(pid, &img->maps_digest))
-		img->maps_digest = 0;
+	/*
+	 * A process that exited or is exec'ing lists no code: that read fails
+	 * and the image keeps the snapshot its queued samples need.
+	 */
 	sym = symbolizer_snapshot(m->sym, pid);
 	if (!sym) {
 		if (!img->sym)

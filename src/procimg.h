@@ -28,7 +28,6 @@ struct proc_image {
 	uint32_t gen;
 	struct sym_process *sym;	/* NULL: the process was gone */
 	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
-	uint64_t maps_digest;		/* of the executable mappings last read */
 	uint64_t forced_refresh_ns;	/* last re-read asked for by a failed unwind */
 	uint32_t refreshes;
 	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */

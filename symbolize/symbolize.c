@@ -58,6 +58,7 @@ struct sym_process {
 	struct unwinder *unw;	/* DWARF unwinder, made on first need */
 	bool unw_tried;
 	size_t modules_refused;	/* distinct files libdwfl refused (binary_refused) */
+	uint64_t maps_digest;	/* sym_maps_digest() of the text read */
 };
 
 struct symbolizer {
@@ -396,6 +397,32 @@ static char *process_exe(int pid)
 	return buf;
 }
 
+uint64_t sym_maps_digest(const char *maps)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	const char *line, *end;
+
+	for (line = maps; *line; line = *end ? end + 1 : end) {
+		const char *perms = strchr(line, ' ');
+
+		end = line + strcspn(line, "\n");
+		if (!perms || perms + 3 >= end || perms[3] != 'x')
+			continue;
+		for (; line < end; line++) {
+			h ^= (unsigned char)*line;
+			h *= 1099511628211ULL;
+		}
+		h ^= '\n';
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+uint64_t sym_process_maps_digest(const struct sym_process *p)
+{
+	return p->maps_digest;
+}
+
 struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid)
 {
 	struct sym_process *p = NULL;
@@ -416,7 +443,11 @@ struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid)
 	if (!p || array_grow(&s->procs, s->procs.nr + 1))
 		goto out;
 	p->pid = pid;
+	p->maps_digest = sym_maps_digest(buf);
 	err = process_read_maps(s, p, buf, exe);
+	/* no executable mapping: a zombie (its maps read empty) or mid-exec */
+	if (!err && !p->maps.nr)
+		err = -ESRCH;
 	if (err)
 		goto out;
 	s->procs.items[s->procs.nr++] = p;
@@ -647,7 +678,7 @@ nomem:
 static struct unwinder *process_unwinder(struct sym_process *p)
 {
 	struct unwind_module *mods;
-	size_t i, n = 0;
+	size_t i;
 
 	if (p->unw_tried)
 		return p->unw;
@@ -657,17 +688,18 @@ static struct unwinder *process_unwinder(struct sym_process *p)
 		return NULL;
 	for (i = 0; i < p->maps.nr; i++) {
 		const struct proc_map *m = &p->maps.items[i];
+		const char *path = m->map.path;
 
+		mods[i] = (struct unwind_module){
+			.path = path, .fd = -1, .start = m->map.start, .limit = m->map.limit,
+			.offset = m->map.offset,
+			.jit = !strncmp(path, "[anon", 5) || !strncmp(path, "/memfd:", 7),
+		};
 		/* a file libdwfl refused once is counted once, in the snapshot */
-		if (!m->bin || binary_fd(m->bin) < 0 || binary_refused(m->bin))
-			continue;
-		mods[n].path = m->map.path;
-		mods[n].fd = binary_fd(m->bin);
-		mods[n].start = m->map.start;
-		mods[n].offset = m->map.offset;
-		n++;
+		if (m->bin && binary_fd(m->bin) >= 0 && !binary_refused(m->bin))
+			mods[i].fd = binary_fd(m->bin);
 	}
-	p->unw = unwinder_new(p->pid, mods, n);
+	p->unw = unwinder_new(p->pid, mods, p->maps.nr);
 	free(mods);
 	return p->unw;
 }

@@ -101,9 +101,19 @@ void symbolizer_free(struct symbolizer *s);
  * deleted files work too) and stays open until symbolizer_free(). Files that
  * cannot be opened leave mappings without symbols, not an error. Returns the
  * snapshot (owned by @s) or NULL with errno set (ESRCH: the process is gone,
- * EACCES, ENOMEM). A deleted file's path loses its " (deleted)".
+ * a zombie or in the middle of an exec, so that no executable mapping was
+ * listed; EACCES, ENOMEM). A deleted file's path loses its " (deleted)".
  */
 struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid);
+
+/*
+ * A digest of the executable mappings listed in @maps, the text of a
+ * /proc/PID/maps: equal digests, same layout of code. Cannot fail.
+ */
+uint64_t sym_maps_digest(const char *maps);
+
+/* sym_maps_digest() of the maps text snapshot @p was made from. */
+uint64_t sym_process_maps_digest(const struct sym_process *p);
 
 /*
  * Executable files of snapshot @p that libdwfl refused to read (not ELF,

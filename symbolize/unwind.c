@@ -56,9 +56,7 @@ struct unw_regs {
 struct unwinder {
 	Dwfl *dwfl;
 	int pid;		/* the Dwfl's process and thread: 1 without one */
-	int maps_pid;		/* whose maps list the executable mappings, 0: none */
 	struct { struct unw_range *items; size_t nr, alloc; } exec;	/* x mappings */
-	bool exec_read;
 	size_t nr_refused;	/* modules dwfl_report_elf did not take */
 	/* the sample being unwound, valid during unwinder_run() */
 	const struct sym_unwind_input *in;
@@ -168,10 +166,12 @@ static void report_modules(struct unwinder *u, const struct unwind_module *mods,
 
 	dwfl_report_begin(u->dwfl);
 	for (i = 0; i < nr; i++) {
+		if (mods[i].fd < 0)
+			continue;
 		for (j = 0; j < i; j++)	/* a file mapped twice is one module */
-			if (!strcmp(mods[j].path, mods[i].path))
+			if (mods[j].fd >= 0 && !strcmp(mods[j].path, mods[i].path))
 				break;
-		if (j < i || mods[i].fd < 0)
+		if (j < i)
 			continue;
 		fd = fcntl(mods[i].fd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0) {
@@ -191,17 +191,21 @@ static void report_modules(struct unwinder *u, const struct unwind_module *mods,
 struct unwinder *unwinder_new(int pid, const struct unwind_module *mods, size_t nr)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	size_t i;
 
 	if (!u)
 		return NULL;
 	u->pid = pid > 0 ? pid : 1;
-	u->maps_pid = pid > 0 ? pid : 0;
 	u->dwfl = dwfl_begin(&unwind_callbacks);
-	if (!u->dwfl) {
-		free(u);
+	if (!u->dwfl || array_grow(&u->exec, nr)) {
+		unwinder_free(u);
 		errno = ENOMEM;
 		return NULL;
 	}
+	for (i = 0; i < nr; i++)
+		u->exec.items[u->exec.nr++] = (struct unw_range){
+			.start = mods[i].start, .limit = mods[i].limit, .jit = mods[i].jit,
+		};
 	report_modules(u, mods, nr);
 	if (!dwfl_attach_state(u->dwfl, NULL, u->pid, &unwind_thread_callbacks, u)) {
 		unwinder_free(u);
@@ -215,7 +219,8 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	dwfl_end(u->dwfl);
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
 	free(u->exec.items);
 	free(u);
 }
@@ -225,57 +230,11 @@ size_t unwinder_nr_refused(const struct unwinder *u)
 	return u->nr_refused;
 }
 
-/* One line of /proc/PID/maps, if executable, into @r. */
-static bool maps_parse_exec(const char *line, struct unw_range *r)
-{
-	char perms[5];
-	int n = 0;
-
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %*x %*x:%*x %*u %n", &r->start,
-		   &r->limit, perms, &n) != 3 || !n || perms[2] != 'x')
-		return false;
-	line += n;
-	r->jit = !*line || !strncmp(line, "[anon", 5) ||
-		 !strncmp(line, "/memfd:", 7);
-	return true;
-}
-
-/*
- * The executable mappings, read at the first need: the Dwfl only knows the
- * ELF files. A mapping made since then (new JIT code, a library just
- * dlopen'ed) counts as none: the walk stops there without unwind info, and
- * the caller's next snapshot brings a new unwinder.
- */
-static void unw_read_exec_maps(struct unwinder *u)
-{
-	char path[32], *buf = NULL, *line, *nl;
-	struct unw_range r;
-
-	u->exec_read = true;
-	snprintf(path, sizeof(path), "/proc/%d/maps", u->maps_pid);
-	if (!u->maps_pid || read_file(path, &buf, NULL))
-		return;
-	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		if (!maps_parse_exec(line, &r))
-			continue;
-		if (array_grow(&u->exec, u->exec.nr + 1))
-			break;
-		u->exec.items[u->exec.nr++] = r;
-	}
-	free(buf);
-}
-
 /* The executable mapping holding @addr, or NULL (maps lists them sorted). */
 static const struct unw_range *unw_exec_mapping(struct unwinder *u, uint64_t addr)
 {
-	size_t lo = 0, hi, mid;
+	size_t lo = 0, hi = u->exec.nr, mid;
 
-	if (!u->exec_read)
-		unw_read_exec_maps(u);
-	hi = u->exec.nr;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (addr < u->exec.items[mid].start)

@@ -9,6 +9,7 @@
 #ifndef LATPROF_SYMBOLIZE_UNWIND_H
 #define LATPROF_SYMBOLIZE_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,17 +17,24 @@
 
 struct unwinder;
 
-/* One executable file mapping of the process. */
+/* One executable mapping of the process. */
 struct unwind_module {
 	const char *path;	/* module name (for libdwfl messages) */
-	int fd;			/* duplicated by unwinder_new */
-	uint64_t start, offset;	/* the mapping: address and file offset */
+	int fd;			/* duplicated by unwinder_new; -1: not for libdwfl */
+	uint64_t start, limit;	/* the mapping's addresses */
+	uint64_t offset;	/* and its file offset */
+	bool jit;		/* anonymous or memfd: code generated at run time */
 };
 
 /*
- * An unwinder over @mods; NULL with errno set on failure. /proc/@pid/maps is
- * read at the first frame without CFI, to tell JIT code from other memory
- * (@pid <= 0: none is).
+ * An unwinder over @mods, every executable mapping of the process sorted by
+ * address, as one snapshot of its maps saw them; NULL with errno set on
+ * failure. The mappings with a descriptor are handed to libdwfl (one module
+ * per path); the others still tell a return address into code without CFI
+ * (JIT, a file libdwfl refused) from data. @pid is libdwfl's process (<= 0:
+ * none). The mappings come from the caller, not from a later read of
+ * /proc/@pid/maps: the samples of a process are often unwound after it
+ * exited, when its maps read empty.
  */
 struct unwinder *unwinder_new(int pid, const struct unwind_module *mods, size_t nr);
 /* NULL is a no-op. */
