@@ -23,6 +23,9 @@
 
 #define PROBE_FIRST_DELAY_NS (5 * 1000 * 1000ULL)
 #define PROBE_MAX_DELAY_NS (2 * NSEC_PER_SEC)
+/* a python file mapped, no interpreter yet: how often, and for how long */
+#define PROBE_PENDING_DELAY_NS (1000 * 1000ULL)
+#define PROBE_PENDING_NS (10 * NSEC_PER_SEC)
 
 static const char *const walk_names[LP_PY_WALK_NR] = {
 	[LP_PY_WALK_NONE] = "before_found",
@@ -44,6 +47,7 @@ struct pyproc {
 	uint32_t gen;
 	struct py_interp interp;	/* status NONE until found */
 	uint64_t next_probe_ns, probe_delay_ns;
+	uint64_t first_probe_ns;
 	struct hashmap codes;		/* (NULL, code address, 0) -> struct pycode_entry */
 	struct { struct pycode_entry **items; size_t nr, alloc; } entries;
 	uint64_t walks[LP_PY_WALK_NR];	/* samples of this process by how the walk ended */
@@ -188,10 +192,22 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		return -ENOMEM;
 	if (pp->interp.status != PY_STATUS_NONE || now < pp->next_probe_ns)
 		return 0;
-	pp->next_probe_ns = now + pp->probe_delay_ns;
-	if (pp->probe_delay_ns < PROBE_MAX_DELAY_NS)
-		pp->probe_delay_ns *= 2;
+	if (!pp->first_probe_ns)
+		pp->first_probe_ns = now;
 	err = py_finder_find(ps->finder, pid, wait, &pp->interp);
+	/*
+	 * A process that maps a python file is about to be one: look again
+	 * within a millisecond for its first seconds, so a loader slowed by
+	 * a busy machine costs no more samples than it takes. The others
+	 * back off, doubling up to every 2 s.
+	 */
+	if (pp->interp.pending && now - pp->first_probe_ns < PROBE_PENDING_NS) {
+		pp->next_probe_ns = now + PROBE_PENDING_DELAY_NS;
+	} else {
+		pp->next_probe_ns = now + pp->probe_delay_ns;
+		if (pp->probe_delay_ns < PROBE_MAX_DELAY_NS)
+			pp->probe_delay_ns *= 2;
+	}
 	if (err)
 		return err;
 	if (pp->interp.status != PY_STATUS_OK)

@@ -678,6 +678,7 @@ int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *ou
 	FILE *maps;
 	struct py_map m;
 	uint64_t last_inode = 0;
+	bool pending = false;
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -694,14 +695,17 @@ int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *ou
 		err = finder_file(f, pid, &m, wait, &pf);
 		if (err)
 			break;
-		/* being read: the caller looks again later */
-		if (pf.pending || pf.status == PY_STATUS_NONE)
+		/* being read, or an executable that links libpython: look again */
+		if (pf.pending || pf.status == PY_STATUS_NONE) {
+			pending |= !pf.pending;
 			continue;
+		}
 		interp_from_file(pid, &m, &pf, out);
 		if (out->status == PY_STATUS_OK)
 			break;
 	}
 	free(line);
 	fclose(maps);
+	out->pending = out->status == PY_STATUS_NONE && pending;
 	return err;
 }

@@ -40,6 +40,11 @@ struct py_interp {
 	uint64_t eval_end;
 	struct py_offsets off;
 	struct py_types types;	/* where the type objects are in the process */
+	/*
+	 * NONE, but a python executable that links libpython is mapped and
+	 * the loader has yet to map its libpython: look again soon.
+	 */
+	bool pending;
 };
 
 struct py_finder;

@@ -397,7 +397,8 @@ go_pprof_top()
 
 # signal_record SIG AFTER_S PROFILE ERR ARGS...: start `latprof record
 # -o PROFILE ARGS` with default signal dispositions (job control on, so the
-# shell does not make it ignore SIGINT), send SIG after AFTER_S seconds and
+# shell does not make it ignore SIGINT), send SIG AFTER_S seconds after its
+# BPF programs are loaded, and
 # wait up to 30 s for it to exit. Returns its exit status (137 if it had to
 # be killed); sets SIG_ELAPSED_S to the time from the signal to its exit.
 signal_record()
@@ -408,6 +409,13 @@ signal_record()
 	"$LATPROF" record -o "$prof" "$@" >"$err.stdout" 2>"$err" &
 	lp=$!
 	set +m
+	# AFTER counts from the programs' load (attached within milliseconds),
+	# not from the start: a busy machine can take a second to get there
+	for ((i = 0; i < 300; i++)); do
+		grep -qs '^prog_id:' /proc/"$lp"/fdinfo/* && break
+		kill -0 "$lp" 2>/dev/null || break
+		sleep 0.05
+	done
 	sleep "$after"
 	t0=$(date +%s.%N)
 	kill -"$sig" "$lp" 2>/dev/null
