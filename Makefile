@@ -54,11 +54,11 @@ PROG_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmi
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
-LIB_SRCS := $(filter-out src/main.c src/record.c src/collect.c src/collect_build.c \
-	src/collect_drain.c src/sampler.c src/serve.c \
-	src/serve_http.c,$(wildcard src/*.c)) $(wildcard symbolize/*.c) $(wildcard flamegraph/*.c)
-PROG_SRCS := src/main.c src/record.c src/collect.c src/collect_build.c src/collect_drain.c \
-	src/sampler.c src/serve.c src/serve_http.c
+PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c src/collect.c \
+	src/collect_build.c src/collect_drain.c src/sampler.c src/cmd_serve.c src/serve.c \
+	src/serve_http.c
+LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c)) $(wildcard symbolize/*.c) \
+	$(wildcard flamegraph/*.c)
 PROTO_C := $(BUILD)/proto/profile.pb-c.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/proto/profile.pb-c.o
 PROG_OBJS := $(PROG_SRCS:%.c=$(BUILD)/%.o)

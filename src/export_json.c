@@ -11,6 +11,7 @@
 #include "src/iotrack.h"
 #include "src/proctree.h"
 #include "src/requests.h"
+#include "src/runmeta.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
 #include "src/timeline.h"
@@ -363,7 +364,7 @@ out:
 /* "files" and "network" (recorded with --files / --net), heaviest first. */
 static int json_io(FILE *out, const struct profile *p)
 {
-	const char *track = profile_get_meta(p, "track");
+	const char *track = profile_get_meta(p, RUN_META_TRACK);
 	struct io_entries e = { 0 };
 	int err, net, n;
 	size_t i;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "src/hashmap.h"
+#include "src/runmeta.h"
 #include "src/sysstats.h"
 #include "src/util.h"
 
@@ -342,7 +343,7 @@ static void prom_lost(FILE *out, const struct profile *p)
 
 static void prom_run(FILE *out, const struct profile *p)
 {
-	const char *freq = profile_get_meta(p, "freq_hz");
+	const char *freq = profile_get_meta(p, RUN_META_FREQ_HZ);
 
 	prom_family(out, "latprof_recording_duration_seconds", "gauge",
 		    "Length of the recording.");
@@ -353,14 +354,14 @@ static void prom_run(FILE *out, const struct profile *p)
 		prom_family(out, "latprof_sampling_frequency_hertz", "gauge",
 			    "CPU sampling frequency.");
 		fprintf(out, "latprof_sampling_frequency_hertz %" PRIu64 "\n",
-			profile_get_meta_u64(p, "freq_hz"));
+			profile_get_meta_u64(p, RUN_META_FREQ_HZ));
 	}
 	prom_family(out, "latprof_build_info", "gauge",
 		    "Always 1: the latprof version, kernel and collectors of the recording.");
 	fputs("latprof_build_info{", out);
-	prom_label(out, "version", profile_get_meta(p, "version"), true);
-	prom_label(out, "kernel", profile_get_meta(p, "kernel"), false);
-	prom_label(out, "mode", profile_get_meta(p, "mode"), false);
+	prom_label(out, "version", profile_get_meta(p, RUN_META_VERSION), true);
+	prom_label(out, "kernel", profile_get_meta(p, RUN_META_KERNEL), false);
+	prom_label(out, "mode", profile_get_meta(p, RUN_META_MODE), false);
 	fputs("} 1\n", out);
 }
 

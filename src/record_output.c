@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "src/export.h"
+#include "src/export_formats.h"
 #include "src/loadprof.h"
 #include "src/pprof.h"
 #include "src/util.h"
@@ -37,9 +37,9 @@ static const char *output_weight(const struct record_output *o)
 {
 	if (o->weight)
 		return o->weight;
-	if (o->cpu)
+	if (o->modes.cpu)
 		return "cpu";
-	return o->syscall ? "latency" : "offcpu";
+	return o->modes.syscall ? "latency" : "offcpu";
 }
 
 /* An empty profile with the columns the collectors of @o will write. */
@@ -48,13 +48,13 @@ static struct profile *columns_of(const struct record_output *o)
 	struct profile *p = profile_new();
 	bool ok = p;
 
-	if (ok && o->cpu)
+	if (ok && o->modes.cpu)
 		ok = profile_add_type(p, PROFILE_TYPE_SAMPLES, "count") >= 0 &&
 		     profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds") >= 0;
-	if (ok && o->syscall)
+	if (ok && o->modes.syscall)
 		ok = profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count") >= 0 &&
 		     profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds") >= 0;
-	if (ok && o->offcpu)
+	if (ok && o->modes.offcpu)
 		ok = profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds") >= 0;
 	if (!ok) {
 		profile_free(p);

@@ -2,7 +2,7 @@
 /*
  * What `record -o FILE` writes: the full profile (.pb.gz, .pb, .pprof or a
  * name without extension, and "-"), or the export format the extension
- * names (export.h), weighted by --weight or by the first collector that has
+ * names (export_formats.h), weighted by --weight or by the first collector that has
  * values. Both checked before recording, so a bad -o or --weight costs
  * nothing; the file is written completely or not at all.
  */
@@ -11,12 +11,13 @@
 
 #include <stdbool.h>
 
+#include "src/collectopts.h"
 #include "src/profile.h"
 
 struct record_output {
 	const char *path;	/* -o */
 	const char *weight;	/* --weight, NULL: chosen (see record_output_write) */
-	bool cpu, syscall, offcpu;	/* the collectors that run */
+	struct collector_modes modes;	/* the collectors that run */
 	int format;		/* enum export_format; set by record_output_check */
 };
 

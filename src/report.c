@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `latprof report`: a hotspot report for an 80-column terminal: recording
- * metadata, totals and losses, top functions by self and total weight, and the
- * heaviest stacks. Colour only on a terminal, never with NO_COLOR.
+ * The body of `latprof report`, a hotspot report for an 80-column terminal:
+ * recording metadata and totals, the sections of report_sys.c, report_procs.c
+ * and report_req.c in order, top functions by self and total weight, the
+ * heaviest stacks, stack quality and losses. The options and the choice of
+ * colour are the verb's (cmd_report.c).
  */
+#include "src/report.h"
+
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "flamegraph/flame.h"
 #include "src/hashmap.h"
 #include "src/loadprof.h"
-#include "src/report.h"
+#include "src/report_fmt.h"
+#include "src/runmeta.h"
+#include "src/stackflame.h"
 #include "src/stacks.h"
 #include "src/util.h"
-#include "src/verbs.h"
-
 
 struct func_stat {
 	const char *name;	/* interned: the key */
@@ -32,47 +34,6 @@ struct func_table {
 	size_t nr, alloc;
 	struct hashmap idx;	/* name -> index + 1 */
 };
-
-static const char report_usage[] =
-	"usage: latprof report [FILE] [OPTIONS]\n"
-	"\n"
-	"Hotspot report of a profile (default latprof.pb.gz).\n"
-	"\n"
-	"  -w, --weight W       cpu (samples), cpu-time, latency, syscalls, offcpu, wall\n"
-	"                       (default: cpu, or latency without CPU samples)\n"
-	"  -n, --top N          functions to list (default 15)\n"
-	"      --stacks N       heaviest stacks to show (default 5)\n"
-	"      --slowest N      slowest requests to show (default 5; record --requests)\n"
-	"      --no-color       no colour even on a terminal (NO_COLOR is honoured)\n"
-	"  -h, --help           this help\n";
-
-const char *bold(const struct report_opts *o)
-{
-	return o->color ? "\033[1m" : "";
-}
-
-const char *reset(const struct report_opts *o)
-{
-	return o->color ? "\033[0m" : "";
-}
-
-void format_ns(char *buf, size_t size, uint64_t ns)
-{
-	if (ns >= 10 * NSEC_PER_SEC)
-		snprintf(buf, size, "%.1fs", ns / 1e9);
-	else if (ns >= NSEC_PER_SEC)
-		snprintf(buf, size, "%.2fs", ns / 1e9);
-	else if (ns >= 10000000)
-		snprintf(buf, size, "%.0fms", ns / 1e6);
-	else if (ns >= 1000000)
-		snprintf(buf, size, "%.1fms", ns / 1e6);
-	else if (ns >= 10000)
-		snprintf(buf, size, "%.0fus", ns / 1e3);
-	else if (ns >= 1000)
-		snprintf(buf, size, "%.1fus", ns / 1e3);
-	else
-		snprintf(buf, size, "%" PRIu64 "ns", ns);
-}
 
 static struct func_stat *func_get(struct func_table *t, const char *name)
 {
@@ -129,29 +90,26 @@ static int cmp_self(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-double pct(uint64_t part, uint64_t total)
-{
-	return total ? 100.0 * part / total : 0.0;
-}
-
 /* A weight as the table shows it: a count, or a duration for nanoseconds. */
 static void weight_str(const struct report_opts *o, uint64_t v, char *buf, size_t size)
 {
 	if (!strcmp(o->weight_unit, "nanoseconds"))
-		format_ns(buf, size, v);
+		report_fmt_ns(buf, size, v);
 	else
 		snprintf(buf, size, "%" PRIu64, v);
 }
 
-static void print_functions(const struct report_opts *o, struct func_table *t, uint64_t total)
+static void print_functions(FILE *out, const struct report_opts *o, struct func_table *t,
+			    uint64_t total)
 {
-	char self[32], tot[32];
+	char self[32], tot[32], title[64];
 	size_t i, n = t->nr;
 
 	/* sorting moves the stats: the name index is of no use afterwards */
 	array_sort(t->items, n, sizeof(*t->items), cmp_self);
-	printf("\n%sTop functions by self %s%s\n", bold(o), o->weight, reset(o));
-	printf("  %7s %8s %7s %8s  %s\n", "self%", "self", "total%", "total", "function");
+	snprintf(title, sizeof(title), "Top functions by self %s", o->weight);
+	report_fmt_heading(out, o->color, title, NULL);
+	fprintf(out, "  %7s %8s %7s %8s  %s\n", "self%", "self", "total%", "total", "function");
 	for (i = 0; i < n && i < o->top; i++) {
 		const struct func_stat *s = &t->items[i];
 
@@ -159,8 +117,8 @@ static void print_functions(const struct report_opts *o, struct func_table *t, u
 			break;
 		weight_str(o, s->self, self, sizeof(self));
 		weight_str(o, s->total, tot, sizeof(tot));
-		printf("  %6.2f%% %8s %6.2f%% %8s  %.40s\n", pct(s->self, total), self,
-		       pct(s->total, total), tot, s->name);
+		fprintf(out, "  %6.2f%% %8s %6.2f%% %8s  %.40s\n", report_fmt_pct(s->self, total),
+			self, report_fmt_pct(s->total, total), tot, s->name);
 	}
 }
 
@@ -172,7 +130,7 @@ static int cmp_stack_weight(const void *a, const void *b)
 	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
 }
 
-static int print_stacks(const struct report_opts *o, const struct profile *p,
+static int print_stacks(FILE *out, const struct report_opts *o, const struct profile *p,
 			const struct profile_weight *w)
 {
 	char wbuf[32];
@@ -193,17 +151,18 @@ static int print_stacks(const struct report_opts *o, const struct profile *p,
 	for (i = 0; i < n; i++)
 		order[i] = &st[i];
 	array_sort(order, n, sizeof(*order), cmp_stack_weight);
-	printf("\n%sTop stacks (leaf first)%s\n", bold(o), reset(o));
+	report_fmt_heading(out, o->color, "Top stacks (leaf first)", NULL);
 	for (i = 0; i < n && i < o->stacks; i++) {
 		weight_str(o, order[i]->weight, wbuf, sizeof(wbuf));
-		printf("  #%zu %6.2f%% %8s  %.50s\n", i + 1, pct(order[i]->weight, flame_total(f)), wbuf,
-		       order[i]->frames[0]);
+		fprintf(out, "  #%zu %6.2f%% %8s  %.50s\n", i + 1,
+			report_fmt_pct(order[i]->weight, flame_total(f)), wbuf,
+			order[i]->frames[0]);
 		for (j = order[i]->nr_frames; j-- > 1;) {
 			if (order[i]->nr_frames - j > 12) {
-				printf("        ... %zu more\n", j);
+				fprintf(out, "        ... %zu more\n", j);
 				break;
 			}
-			printf("        %.70s\n", order[i]->frames[j]);
+			fprintf(out, "        %.70s\n", order[i]->frames[j]);
 		}
 	}
 out:
@@ -212,34 +171,38 @@ out:
 	return err;
 }
 
-static void print_header(const struct report_opts *o, const struct profile *p, const char *path,
-			 uint64_t total)
+static void print_header(FILE *out, const struct report_opts *o, const struct profile *p,
+			 const char *path, uint64_t total)
 {
-	const char *cmd = profile_get_meta(p, "command_line");
-	const char *exit_status = profile_get_meta(p, "exit_status");
+	const char *cmd = profile_get_meta(p, RUN_META_COMMAND_LINE);
+	const char *exit_status = profile_get_meta(p, RUN_META_EXIT_STATUS);
 	time_t t = p->time_ns / NSEC_PER_SEC;
 	char when[64] = "", freq[32] = "";
 
 	if (p->time_ns)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
-	printf("%slatprof report: %s%s\n", bold(o), path, reset(o));
+	/* the report's title: no blank line before it, unlike the sections' */
+	fprintf(out, "%slatprof report: %s%s\n", report_fmt_bold(o->color), path,
+		report_fmt_reset(o->color));
 	if (cmd)
-		printf("  command    %.66s\n", cmd);
+		fprintf(out, "  command    %.66s\n", cmd);
 	if (profile_type_index(p, PROFILE_TYPE_SAMPLES) >= 0)
-		snprintf(freq, sizeof(freq), " at %" PRIu64 " Hz", profile_get_meta_u64(p, "freq_hz"));
-	printf("  recorded   %s, %.2f s%s (%s stacks), kernel %s\n", when, p->duration_ns / 1e9,
-	       freq, profile_get_meta(p, "unwind") ? profile_get_meta(p, "unwind") : "?",
-	       profile_get_meta(p, "kernel") ? profile_get_meta(p, "kernel") : "?");
+		snprintf(freq, sizeof(freq), " at %" PRIu64 " Hz",
+			 profile_get_meta_u64(p, RUN_META_FREQ_HZ));
+	fprintf(out, "  recorded   %s, %.2f s%s (%s stacks), kernel %s\n", when,
+		p->duration_ns / 1e9, freq,
+		profile_get_meta(p, RUN_META_UNWIND) ? profile_get_meta(p, RUN_META_UNWIND) : "?",
+		profile_get_meta(p, RUN_META_KERNEL) ? profile_get_meta(p, RUN_META_KERNEL) : "?");
 	if (exit_status)
-		printf("  exit       command exited with status %s\n", exit_status);
-	if (profile_get_meta(p, "mode"))
-		printf("  collectors %s\n", profile_get_meta(p, "mode"));
-	printf("  total      %" PRIu64 " %s", total, o->weight);
+		fprintf(out, "  exit       command exited with status %s\n", exit_status);
+	if (profile_get_meta(p, RUN_META_MODE))
+		fprintf(out, "  collectors %s\n", profile_get_meta(p, RUN_META_MODE));
+	fprintf(out, "  total      %" PRIu64 " %s", total, o->weight);
 	if (p->period > 0 && !strcmp(o->weight, "cpu"))
-		printf(" = %.3f s on CPU", total * (double)p->period / 1e9);
+		fprintf(out, " = %.3f s on CPU", total * (double)p->period / 1e9);
 	else if (!strcmp(o->weight_unit, "nanoseconds"))
-		printf(" ns = %.3f s", total / 1e9);
-	printf(", %" PRIu64 " processes\n", profile_get_meta_u64(p, "count.processes"));
+		fprintf(out, " ns = %.3f s", total / 1e9);
+	fprintf(out, ", %" PRIu64 " processes\n", profile_get_meta_u64(p, "count.processes"));
 }
 
 static uint64_t proc_meta(const struct profile *p, const char *pid, const char *name)
@@ -251,12 +214,12 @@ static uint64_t proc_meta(const struct profile *p, const char *pid, const char *
 }
 
 /* Per process: how its user stacks were unwound and how many were complete. */
-static void print_stack_quality(const struct report_opts *o, const struct profile *p)
+static void print_stack_quality(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	char pid[32], key[96];
 	size_t i;
 
-	printf("\n%sStacks%s (user stack unwinding per process)\n", bold(o), reset(o));
+	report_fmt_heading(out, o->color, "Stacks", "(user stack unwinding per process)");
 	for (i = 0; i < p->meta.nr; i++) {
 		const char *k = p->meta.items[i].key, *mode = p->meta.items[i].value, *comm;
 		uint64_t complete, copy, depth, noinfo, bad;
@@ -273,29 +236,29 @@ static void print_stack_quality(const struct report_opts *o, const struct profil
 		noinfo = proc_meta(p, pid, "truncated_no_unwind_info");
 		bad = proc_meta(p, pid, "truncated_bad_read");
 		if (strcmp(mode, "dwarf")) {
-			printf("  %7s %-15s %-6s complete -  truncated -\n", pid, comm ? comm : "",
-			       mode);
+			fprintf(out, "  %7s %-15s %-6s complete -  truncated -\n", pid,
+				comm ? comm : "", mode);
 			continue;
 		}
 		if (!complete && !copy && !depth && !noinfo && !bad)
 			continue;	/* an image that was never sampled */
-		printf("  %7s %-15s %-6s complete %" PRIu64 "  truncated %" PRIu64 "\n"
-		       "  %31s(copy %" PRIu64 ", depth %" PRIu64 ", no-unwind-info %" PRIu64
-		       ", bad-read %" PRIu64 ")\n", pid, comm ? comm : "", mode, complete,
-		       copy + depth + noinfo + bad, "", copy, depth, noinfo, bad);
+		fprintf(out, "  %7s %-15s %-6s complete %" PRIu64 "  truncated %" PRIu64 "\n"
+			"  %31s(copy %" PRIu64 ", depth %" PRIu64 ", no-unwind-info %" PRIu64
+			", bad-read %" PRIu64 ")\n", pid, comm ? comm : "", mode, complete,
+			copy + depth + noinfo + bad, "", copy, depth, noinfo, bad);
 	}
 }
 
 /* Per Python process: its interpreter, and how its frame walks ended, or why none was made. */
-static void print_python(const struct report_opts *o, const struct profile *p)
+static void print_python(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	char pid[32];
 	size_t i;
 
 	if (!profile_get_meta(p, "python.processes"))
 		return;
-	printf("\n%sPython%s (interpreter frames replaced by Python functions)\n", bold(o),
-	       reset(o));
+	report_fmt_heading(out, o->color, "Python",
+			   "(interpreter frames replaced by Python functions)");
 	for (i = 0; i < p->meta.nr; i++) {
 		const char *k = p->meta.items[i].key, *v = p->meta.items[i].value;
 
@@ -304,31 +267,32 @@ static void print_python(const struct report_opts *o, const struct profile *p)
 			continue;
 		snprintf(pid, sizeof(pid), "%.*s", (int)(strlen(k) - 12), k + 5);
 		if (!strncmp(v, "unsupported: ", 13)) {
-			printf("  %7s %s\n  %7s C frames kept: %" PRIu64 " stacks without Python"
-			       " frames\n", pid, v, "",
-			       proc_meta(p, pid, "python_samples_without_frames"));
+			fprintf(out, "  %7s %s\n  %7s C frames kept: %" PRIu64 " stacks without"
+				" Python frames\n", pid, v, "",
+				proc_meta(p, pid, "python_samples_without_frames"));
 			continue;
 		}
-		printf("  %7s Python %s\n  %7s stacks walked %" PRIu64 ", taken before it was found %"
-		       PRIu64 ", truncated %" PRIu64 "\n  %7s thread not found %" PRIu64
-		       ", unreadable %" PRIu64 ", unnamed frames %" PRIu64 "\n", pid, v, "",
-		       proc_meta(p, pid, "python_walk_ok"),
-		       proc_meta(p, pid, "python_walk_before_found"),
-		       proc_meta(p, pid, "python_walk_truncated"), "",
-		       proc_meta(p, pid, "python_walk_no_thread"),
-		       proc_meta(p, pid, "python_walk_read_failed"),
-		       proc_meta(p, pid, "python_frames_unnamed"));
+		fprintf(out, "  %7s Python %s\n  %7s stacks walked %" PRIu64
+			", taken before it was found %" PRIu64 ", truncated %" PRIu64
+			"\n  %7s thread not found %" PRIu64 ", unreadable %" PRIu64
+			", unnamed frames %" PRIu64 "\n", pid, v, "",
+			proc_meta(p, pid, "python_walk_ok"),
+			proc_meta(p, pid, "python_walk_before_found"),
+			proc_meta(p, pid, "python_walk_truncated"), "",
+			proc_meta(p, pid, "python_walk_no_thread"),
+			proc_meta(p, pid, "python_walk_read_failed"),
+			proc_meta(p, pid, "python_frames_unnamed"));
 	}
 }
 
-static void print_losses(const struct report_opts *o, const struct profile *p)
+static void print_losses(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	const char *unread = profile_get_meta(p, "stats_unreadable"), *k;
 	char label[64];
 	size_t i;
 	int n = 0;
 
-	printf("\n%sLost and dropped%s\n", bold(o), reset(o));
+	report_fmt_heading(out, o->color, "Lost and dropped", NULL);
 	for (i = 0; i < p->meta.nr; i++) {
 		uint64_t v;
 
@@ -337,7 +301,7 @@ static void print_losses(const struct report_opts *o, const struct profile *p)
 		v = profile_get_meta_u64(p, p->meta.items[i].key);
 		if (!v)
 			continue;
-		printf("  %-34s %10" PRIu64 "\n", p->meta.items[i].key + 5, v);
+		fprintf(out, "  %-34s %10" PRIu64 "\n", p->meta.items[i].key + 5, v);
 		n++;
 	}
 	/* which processes mapped the files libdwfl refused */
@@ -347,18 +311,19 @@ static void print_losses(const struct report_opts *o, const struct profile *p)
 			continue;
 		snprintf(label, sizeof(label), "modules_refused, pid %.*s",
 			 (int)(strlen(k) - 21), k + 5);
-		printf("  %-34s %10" PRIu64 "\n", label, profile_get_meta_u64(p, k));
+		fprintf(out, "  %-34s %10" PRIu64 "\n", label, profile_get_meta_u64(p, k));
 	}
 	if (unread)
-		printf("  unknown: these counters could not be read from the kernel (0 = not known)"
-		       "\n    %s\n", unread);
+		fprintf(out, "  unknown: these counters could not be read from the kernel (0 = not known)"
+			"\n    %s\n", unread);
 	if (n)
-		printf("  the result is partial: the events counted above are missing from it\n");
+		fprintf(out,
+			"  the result is partial: the events counted above are missing from it\n");
 	else if (!unread)
-		printf("  none: every sample was recorded with its stacks\n");
+		fprintf(out, "  none: every sample was recorded with its stacks\n");
 }
 
-int report_profile(struct report_opts *o, const struct profile *p, const char *path)
+int report_profile(FILE *out, struct report_opts *o, const struct profile *p, const char *path)
 {
 	struct func_table t = { 0 };
 	struct strtab *names;
@@ -380,95 +345,33 @@ int report_profile(struct report_opts *o, const struct profile *p, const char *p
 		return -ENOMEM;
 	for (i = 0; i < p->samples.nr; i++)
 		total += profile_weight_of(&w, &p->samples.items[i]);
-	print_header(o, p, path, total);
-	err = report_time_breakdown(o, p);
+	print_header(out, o, p, path, total);
+	err = report_time_breakdown(out, o, p);
 	if (!err)
-		err = report_syscalls(o, p);
+		err = report_syscalls(out, o, p);
 	if (!err)
-		err = report_slow_sites(o, p);
+		err = report_slow_sites(out, o, p);
 	if (!err)
-		err = report_processes(o, p);
+		err = report_processes(out, o, p);
 	if (!err)
-		err = report_timeline(o, p);
+		err = report_timeline(out, o, p);
 	if (!err)
-		err = report_requests(o, p);
+		err = report_requests(out, o, p);
 	if (!err)
-		err = report_io(o, p);
+		err = report_io(out, o, p);
 	if (!err)
 		err = count_functions(p, &w, names, &t);
 	if (!err) {
-		print_functions(o, &t, total);
-		err = print_stacks(o, p, &w);
+		print_functions(out, o, &t, total);
+		err = print_stacks(out, o, p, &w);
 	}
 	if (!err) {
-		print_stack_quality(o, p);
-		print_python(o, p);
-		print_losses(o, p);
+		print_stack_quality(out, o, p);
+		print_python(out, o, p);
+		print_losses(out, o, p);
 	}
 	free(t.items);
 	hashmap_release(&t.idx);
 	strtab_free(names);
 	return err;
-}
-
-int cmd_report(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "weight", required_argument, NULL, 'w' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "stacks", required_argument, NULL, 's' },
-		{ "slowest", required_argument, NULL, 'S' },
-		{ "no-color", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct report_opts o = { .top = 15, .stacks = 5, .slowest = 5 };
-	const char *path;
-	struct profile *p;
-	uint64_t v;
-	int c, err;
-
-	o.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			o.weight = optarg;
-			break;
-		case 'n':
-		case 's':
-		case 'S':
-			if (parse_u64(optarg, 0, 100000, &v)) {
-				pr_err("invalid count '%s'", optarg);
-				return EXIT_STATUS_USAGE;
-			}
-			*(c == 'n' ? &o.top : c == 's' ? &o.stacks : &o.slowest) = v;
-			break;
-		case 'C':
-			o.color = false;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return EXIT_STATUS_OK;
-		default:
-			pr_option_error("report", argv, c);
-			return EXIT_STATUS_USAGE;
-		}
-	}
-	if (argc - optind > 1) {
-		pr_err("too many arguments (one profile at a time)");
-		return EXIT_STATUS_USAGE;
-	}
-	path = optind < argc ? argv[optind] : "latprof.pb.gz";
-	p = profile_load(path);
-	if (!p)
-		return EXIT_STATUS_USAGE;
-	err = report_profile(&o, p, path);
-	profile_free(p);
-	if (err == -EINVAL)
-		return EXIT_STATUS_USAGE;
-	if (err)
-		pr_err("cannot report: %s", strerror(-err));
-	return err ? EXIT_STATUS_FAILURE : EXIT_STATUS_OK;
 }

@@ -1,53 +1,57 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What the parts of `latprof report` share (report.c, report_sys.c, report_req.c). */
+/*
+ * `latprof report`, the report body: its options and its sections. The whole
+ * report is report.c; the sections live in report_sys.c, report_req.c and
+ * report_procs.c, which call nothing of report.c and share only this header
+ * and the formatting leaf report_fmt.h. The verb (options, loading the
+ * profile, exit status) is cmd_report.c. Everything writes to the FILE it is
+ * given, nothing else: write errors are left in that FILE's error indicator.
+ */
 #ifndef LATPROF_REPORT_H
 #define LATPROF_REPORT_H
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include <stdio.h>
 
 #include "src/profile.h"
 
 struct report_opts {
 	const char *weight;	/* NULL: chosen from the profile's columns */
-	const char *weight_unit;
+	const char *weight_unit;	/* set by report_profile() */
 	unsigned int top;	/* rows per table */
 	unsigned int stacks;
 	unsigned int slowest;	/* requests listed with their own breakdown */
-	bool color;
+	bool color;		/* bold headings (escape sequences) */
 };
 
 /*
- * Print the whole report of @p (read from @path, named in the header) to
- * stdout. o->weight NULL picks one from the profile's columns. 0, -EINVAL
- * when the profile has no such weight, or -ENOMEM.
+ * Write the whole report of @p (read from @path, named in the header) to
+ * @out. o->weight NULL picks one from the profile's columns; o->weight and
+ * o->weight_unit are set to the weight used. 0, -EINVAL when the profile has
+ * no such weight (after printing why), or -ENOMEM.
  */
-int report_profile(struct report_opts *o, const struct profile *p, const char *path);
+int report_profile(FILE *out, struct report_opts *o, const struct profile *p, const char *path);
 
-/* Escape sequences for headings ("" without colour). */
-const char *bold(const struct report_opts *o);
-const char *reset(const struct report_opts *o);
+/*
+ * The sections. Each writes to @out, starting with a blank line and its
+ * heading, and writes nothing at all when @p has no such data. 0 or -ENOMEM.
+ */
 
-/* Percentage of @part in @total, 0 for an empty total. */
-double pct(uint64_t part, uint64_t total);
+/* Where the time went (report_sys.c): CPU, syscalls by category, off CPU. */
+int report_time_breakdown(FILE *out, const struct report_opts *o, const struct profile *p);
+/* One row per syscall with percentiles (report_sys.c). */
+int report_syscalls(FILE *out, const struct report_opts *o, const struct profile *p);
+/* The call sites of the slow syscalls (report_sys.c; with a latency column). */
+int report_slow_sites(FILE *out, const struct report_opts *o, const struct profile *p);
 
-/* A duration in at most 6 characters: "1.23s", "45ms", "7.8us", "120ns". */
-void format_ns(char *buf, size_t size, uint64_t ns);
+/* The process tree with lifetimes and peak memory (report_procs.c). */
+int report_processes(FILE *out, const struct report_opts *o, const struct profile *p);
+/* The per-interval activity, in at most 24 rows (report_procs.c). */
+int report_timeline(FILE *out, const struct report_opts *o, const struct profile *p);
 
-/* Sections about syscalls and time off CPU; each prints nothing when the
- * profile has no such data. 0 or -ENOMEM. */
-int report_time_breakdown(const struct report_opts *o, const struct profile *p);
-int report_syscalls(const struct report_opts *o, const struct profile *p);
-int report_slow_sites(const struct report_opts *o, const struct profile *p);
-/* The process tree with lifetimes and peak memory, and the per-interval
- * timeline (report_procs.c); nothing when the profile has none. 0 or -ENOMEM. */
-int report_processes(const struct report_opts *o, const struct profile *p);
-int report_timeline(const struct report_opts *o, const struct profile *p);
-
-/* Sections of report_req.c (record --requests, --files, --net); nothing
- * when the profile has no such data. 0 or -ENOMEM. */
-int report_requests(const struct report_opts *o, const struct profile *p);
-int report_io(const struct report_opts *o, const struct profile *p);
+/* Requests (record --requests): latency, breakdown, slowest (report_req.c). */
+int report_requests(FILE *out, const struct report_opts *o, const struct profile *p);
+/* Files and network peers (record --files, --net) (report_req.c). */
+int report_io(FILE *out, const struct report_opts *o, const struct profile *p);
 
 #endif

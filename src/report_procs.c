@@ -5,6 +5,8 @@
  * per-interval activity squeezed into at most TIMELINE_ROWS rows. The full
  * data is in `export --format json` and `latprof timeline`.
  */
+#include "src/report.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -14,7 +16,7 @@
 #include <sys/wait.h>
 
 #include "src/proctree.h"
-#include "src/report.h"
+#include "src/report_fmt.h"
 #include "src/timeline.h"
 #include "src/util.h"
 
@@ -46,34 +48,35 @@ static void kb_str(uint64_t kb, char *buf, size_t size)
 		snprintf(buf, size, "%.1fM", kb / 1024.0);
 }
 
-static void print_proc(const struct proc_info *pi, unsigned int depth, uint64_t end_ns)
+static void print_proc(FILE *out, const struct proc_info *pi, unsigned int depth,
+		       uint64_t end_ns)
 {
 	char st[24], rss[16], pss[16], life[16];
 
 	status_str(pi, st, sizeof(st));
 	kb_str(pi->peak_rss_kb, rss, sizeof(rss));
 	kb_str(pi->peak_pss_kb, pss, sizeof(pss));
-	format_ns(life, sizeof(life), (pi->ended ? pi->end_ns : end_ns) - pi->start_ns);
-	printf("  %8.3f %8.3f %7s %-8s %6s %6s %7" PRIu32 " %*s%.*s\n", pi->start_ns / 1e9,
-	       pi->ended ? pi->end_ns / 1e9 : end_ns / 1e9, life, st, rss, pss, pi->pid,
-	       2 * (depth < MAX_INDENT ? depth : MAX_INDENT), "", 60,
-	       pi->cmdline && *pi->cmdline ? pi->cmdline : pi->comm);
+	report_fmt_ns(life, sizeof(life), (pi->ended ? pi->end_ns : end_ns) - pi->start_ns);
+	fprintf(out, "  %8.3f %8.3f %7s %-8s %6s %6s %7" PRIu32 " %*s%.*s\n", pi->start_ns / 1e9,
+		pi->ended ? pi->end_ns / 1e9 : end_ns / 1e9, life, st, rss, pss, pi->pid,
+		2 * (depth < MAX_INDENT ? depth : MAX_INDENT), "", 60,
+		pi->cmdline && *pi->cmdline ? pi->cmdline : pi->comm);
 }
 
 /* Print process @i and its descendants, depth first in start order; counts rows. */
-static void print_subtree(const struct proc_tree *t, const long *parent, size_t i,
+static void print_subtree(FILE *out, const struct proc_tree *t, const long *parent, size_t i,
 			  unsigned int depth, uint64_t end_ns, size_t *rows)
 {
 	size_t j;
 
 	if ((*rows)++ < PROC_ROWS)
-		print_proc(&t->procs.items[i], depth, end_ns);
+		print_proc(out, &t->procs.items[i], depth, end_ns);
 	for (j = i + 1; j < t->procs.nr; j++)
 		if (parent[j] == (long)i)
-			print_subtree(t, parent, j, depth + 1, end_ns, rows);
+			print_subtree(out, t, parent, j, depth + 1, end_ns, rows);
 }
 
-int report_processes(const struct report_opts *o, const struct profile *p)
+int report_processes(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	struct proc_tree t;
 	long *parent = NULL;
@@ -91,18 +94,19 @@ int report_processes(const struct report_opts *o, const struct profile *p)
 	}
 	for (i = 0; i < t.procs.nr; i++)
 		parent[i] = proc_tree_parent(&t, i);
-	printf("\n%sProcesses%s (%zu; seconds from the start; peak resident memory)\n", bold(o),
-	       reset(o), t.procs.nr);
-	printf("  %8s %8s %7s %-8s %6s %6s %7s %s\n", "START", "END", "LIFE", "STATUS", "RSS",
-	       "PSS", "PID", "COMMAND (children indented)");
+	report_fmt_heading(out, o->color, "Processes",
+			   "(%zu; seconds from the start; peak resident memory)", t.procs.nr);
+	fprintf(out, "  %8s %8s %7s %-8s %6s %6s %7s %s\n", "START", "END", "LIFE", "STATUS", "RSS",
+		"PSS", "PID", "COMMAND (children indented)");
 	for (i = 0; i < t.procs.nr; i++)
 		if (parent[i] < 0)
-			print_subtree(&t, parent, i, 0, p->duration_ns, &rows);
+			print_subtree(out, &t, parent, i, 0, p->duration_ns, &rows);
 	if (rows > PROC_ROWS)
-		printf("  ... %zu more (all of them: export --format json)\n", rows - PROC_ROWS);
+		fprintf(out, "  ... %zu more (all of them: export --format json)\n",
+			rows - PROC_ROWS);
 	if (t.procs_dropped)
-		printf("  %" PRIu64 " more processes were not tracked (table full)\n",
-		       t.procs_dropped);
+		fprintf(out, "  %" PRIu64 " more processes were not tracked (table full)\n",
+			t.procs_dropped);
 out:
 	free(parent);
 	proc_tree_release(&t);
@@ -110,7 +114,7 @@ out:
 }
 
 /* Rows of @g intervals each, summed; memory and processes at each row's end. */
-static void print_timeline_rows(const struct timeline *tl, size_t g)
+static void print_timeline_rows(FILE *out, const struct timeline *tl, size_t g)
 {
 	size_t i, j, k;
 
@@ -130,13 +134,13 @@ static void print_timeline_rows(const struct timeline *tl, size_t g)
 		}
 		for (k = 0; k < TIMELINE_SERIES_NR; k++)
 			per_s[k] = sum.duration_ns ? (double)sum.ns[k] / sum.duration_ns : 0;
-		printf("  %8.2f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6" PRIu64 " %8.1f %5" PRIu32
-		       "\n", sum.start_ns / 1e9, per_s[0], per_s[1], per_s[2], per_s[3], per_s[4],
-		       per_s[5], sum.opens, sum.rss_kb / 1024.0, sum.procs);
+		fprintf(out, "  %8.2f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6" PRIu64 " %8.1f %5"
+			PRIu32 "\n", sum.start_ns / 1e9, per_s[0], per_s[1], per_s[2], per_s[3],
+			per_s[4], per_s[5], sum.opens, sum.rss_kb / 1024.0, sum.procs);
 	}
 }
 
-int report_timeline(const struct report_opts *o, const struct profile *p)
+int report_timeline(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	struct timeline tl;
 	size_t g;
@@ -147,12 +151,13 @@ int report_timeline(const struct report_opts *o, const struct profile *p)
 	if (err || !tl.items.nr)
 		goto out;
 	g = (tl.items.nr + TIMELINE_ROWS - 1) / TIMELINE_ROWS;
-	printf("\n%sTimeline%s (per %.2f s; time in seconds per second, all targets%s)\n",
-	       bold(o), reset(o), g * tl.interval_ns / 1e9,
-	       tl.has_cpu ? "" : "; no CPU column without --mode cpu");
-	printf("  %8s %5s %5s %5s %5s %5s %5s %6s %8s %5s\n", "START", "CPU", "FILE", "NET",
-	       "SYNC", "SLEEP", "OTHER", "OPENS", "RSS MB", "PROCS");
-	print_timeline_rows(&tl, g);
+	report_fmt_heading(out, o->color, "Timeline",
+			   "(per %.2f s; time in seconds per second, all targets%s)",
+			   g * tl.interval_ns / 1e9,
+			   tl.has_cpu ? "" : "; no CPU column without --mode cpu");
+	fprintf(out, "  %8s %5s %5s %5s %5s %5s %5s %6s %8s %5s\n", "START", "CPU", "FILE", "NET",
+		"SYNC", "SLEEP", "OTHER", "OPENS", "RSS MB", "PROCS");
+	print_timeline_rows(out, &tl, g);
 out:
 	timeline_release(&tl);
 	return err;

@@ -5,6 +5,8 @@
  * latencies, the average breakdown, the slowest requests with their own
  * breakdown; the files and peers that took the most time.
  */
+#include "src/report.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,8 +14,9 @@
 #include <string.h>
 
 #include "src/iotrack.h"
-#include "src/report.h"
+#include "src/report_fmt.h"
 #include "src/requests.h"
+#include "src/runmeta.h"
 #include "src/util.h"
 
 static int cmp_duration_desc(const void *a, const void *b)
@@ -25,67 +28,69 @@ static int cmp_duration_desc(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static void print_quantiles(const struct requests_summary *s)
+static void print_quantiles(FILE *out, const struct requests_summary *s)
 {
 	char q[6][16];
 
-	format_ns(q[0], sizeof(q[0]), s->p50_ns);
-	format_ns(q[1], sizeof(q[1]), s->p95_ns);
-	format_ns(q[2], sizeof(q[2]), s->p99_ns);
-	format_ns(q[3], sizeof(q[3]), s->max_ns);
-	format_ns(q[4], sizeof(q[4]), s->min_ns);
-	format_ns(q[5], sizeof(q[5]), s->mean_ns);
-	printf("  latency  p50 %s  p95 %s  p99 %s  max %s  (min %s, mean %s)\n", q[0], q[1],
-	       q[2], q[3], q[4], q[5]);
+	report_fmt_ns(q[0], sizeof(q[0]), s->p50_ns);
+	report_fmt_ns(q[1], sizeof(q[1]), s->p95_ns);
+	report_fmt_ns(q[2], sizeof(q[2]), s->p99_ns);
+	report_fmt_ns(q[3], sizeof(q[3]), s->max_ns);
+	report_fmt_ns(q[4], sizeof(q[4]), s->min_ns);
+	report_fmt_ns(q[5], sizeof(q[5]), s->mean_ns);
+	fprintf(out, "  latency  p50 %s  p95 %s  p99 %s  max %s  (min %s, mean %s)\n", q[0], q[1],
+		q[2], q[3], q[4], q[5]);
 }
 
-static void average_line(const char *what, uint64_t sum, const struct requests_summary *s)
+static void average_line(FILE *out, const char *what, uint64_t sum,
+			 const struct requests_summary *s)
 {
 	char t[16];
 
-	format_ns(t, sizeof(t), sum / s->count);
-	printf("    %-36s %8s %6.1f%%\n", what, t, pct(sum, s->total_ns));
+	report_fmt_ns(t, sizeof(t), sum / s->count);
+	fprintf(out, "    %-36s %8s %6.1f%%\n", what, t, report_fmt_pct(sum, s->total_ns));
 }
 
-static void print_average(const struct requests_summary *s)
+static void print_average(FILE *out, const struct requests_summary *s)
 {
 	char what[40];
 	int j;
 
-	printf("  average breakdown (per request)            time   share\n");
-	average_line("on CPU", s->cpu_ns, s);
+	fprintf(out, "  average breakdown (per request)            time   share\n");
+	average_line(out, "on CPU", s->cpu_ns, s);
 	for (j = 0; j < REQUEST_CAT_NR; j++) {
 		snprintf(what, sizeof(what), "in syscalls: %s", request_cat_name(j));
-		average_line(what, s->cat_ns[j], s);
+		average_line(out, what, s->cat_ns[j], s);
 	}
-	average_line("unaccounted (runnable, faults, ...)", s->unaccounted_ns, s);
+	average_line(out, "unaccounted (runnable, faults, ...)", s->unaccounted_ns, s);
 }
 
-static void print_slowest(const struct report_opts *o, struct requests *r, uint64_t t0)
+static void print_slowest(FILE *out, const struct report_opts *o, struct requests *r, uint64_t t0)
 {
 	char lat[16], f[1 + REQUEST_CAT_NR + 1][16];
 	size_t i;
 	int j;
 
 	array_sort(r->items, r->nr, sizeof(*r->items), cmp_duration_desc);
-	printf("  slowest %u:\n", o->slowest < r->nr ? o->slowest : (unsigned int)r->nr);
-	printf("    %9s %7s %7s %7s %5s %6s %6s %6s %6s %6s %6s %6s %6s\n", "start", "latency",
-	       "pid", "tid", "fd", "in", "out", "cpu", "net", "file", "sync", "sleep", "other");
+	fprintf(out, "  slowest %u:\n", o->slowest < r->nr ? o->slowest : (unsigned int)r->nr);
+	fprintf(out, "    %9s %7s %7s %7s %5s %6s %6s %6s %6s %6s %6s %6s %6s\n", "start",
+		"latency", "pid", "tid", "fd", "in", "out", "cpu", "net", "file", "sync", "sleep",
+		"other");
 	for (i = 0; i < r->nr && i < o->slowest; i++) {
 		const struct request *q = &r->items[i];
 
-		format_ns(lat, sizeof(lat), q->duration_ns);
-		format_ns(f[0], sizeof(f[0]), q->cpu_ns);
+		report_fmt_ns(lat, sizeof(lat), q->duration_ns);
+		report_fmt_ns(f[0], sizeof(f[0]), q->cpu_ns);
 		for (j = 0; j < REQUEST_CAT_NR; j++)
-			format_ns(f[1 + j], sizeof(f[0]), q->cat_ns[j]);
-		printf("    %+8.3fs %7s %7u %7u %5u %6" PRIu64 " %6" PRIu64
-		       " %6s %6s %6s %6s %6s %6s%s\n", (q->start_ns - t0) / 1e9, lat, q->pid,
-		       q->tid, q->fd, q->bytes_in, q->bytes_out, f[0], f[1], f[2], f[3], f[4],
-		       f[5], q->flags & REQUEST_SHARED ? " *" : "");
+			report_fmt_ns(f[1 + j], sizeof(f[0]), q->cat_ns[j]);
+		fprintf(out, "    %+8.3fs %7s %7u %7u %5u %6" PRIu64 " %6" PRIu64
+			" %6s %6s %6s %6s %6s %6s%s\n", (q->start_ns - t0) / 1e9, lat, q->pid,
+			q->tid, q->fd, q->bytes_in, q->bytes_out, f[0], f[1], f[2], f[3], f[4],
+			f[5], q->flags & REQUEST_SHARED ? " *" : "");
 	}
 }
 
-int report_requests(const struct report_opts *o, const struct profile *p)
+int report_requests(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	struct requests_summary sum;
 	struct requests r = { 0 };
@@ -100,55 +105,57 @@ int report_requests(const struct report_opts *o, const struct profile *p)
 		err = requests_summarize(&r, &sum);
 	if (err)
 		goto out;
-	printf("\n%sRequests%s (on accepted connections, first request byte read to last "
-	       "response byte written)\n", bold(o), reset(o));
-	printf("  %zu requests, %" PRIu64 " more not kept (--max-requests), %" PRIu64
-	       " unanswered at stop\n", r.nr, profile_get_meta_u64(p, "requests.dropped"),
-	       profile_get_meta_u64(p, "requests.unanswered"));
+	report_fmt_heading(out, o->color, "Requests", "(on accepted connections, "
+			   "first request byte read to last response byte written)");
+	fprintf(out, "  %zu requests, %" PRIu64 " more not kept (--max-requests), %" PRIu64
+		" unanswered at stop\n", r.nr, profile_get_meta_u64(p, "requests.dropped"),
+		profile_get_meta_u64(p, "requests.unanswered"));
 	for (i = 0; i < r.nr; i++)
 		if (r.items[i].start_ns < t0)
 			t0 = r.items[i].start_ns;
 	if (r.nr) {
-		print_quantiles(&sum);
-		print_average(&sum);
-		print_slowest(o, &r, t0);
+		print_quantiles(out, &sum);
+		print_average(out, &sum);
+		print_slowest(out, o, &r, t0);
 	}
 	if (sum.shared)
-		printf("  * %zu request%s served on a shared event loop: breakdown is proportional "
-		       "(the process's time split among the requests open at once)\n",
-		       sum.shared, sum.shared == 1 ? "" : "s");
+		fprintf(out, "  * %zu request%s served on a shared event loop: "
+			"breakdown is proportional "
+			"(the process's time split among the requests open at once)\n",
+			sum.shared, sum.shared == 1 ? "" : "s");
 out:
 	free(r.items);
 	return err;
 }
 
-static void print_io_table(const struct report_opts *o, const struct io_entries *e, bool net)
+static void print_io_table(FILE *out, const struct report_opts *o, const struct io_entries *e,
+			   bool net)
 {
-	char t[16], in[16], out[16];
+	char t[16], in[16], written[16];
 	unsigned int n = 0;
 	size_t i;
 
-	printf("  %8s %8s %10s %10s %7s  %s\n", "time", net ? "conns" : "opens", "read",
-	       "written", "ops", net ? "peer" : "path");
+	fprintf(out, "  %8s %8s %10s %10s %7s  %s\n", "time", net ? "conns" : "opens", "read",
+		"written", "ops", net ? "peer" : "path");
 	for (i = 0; i < e->nr && n < o->top; i++) {
 		const struct io_entry *x = &e->items[i];
 
 		if ((x->kind != IO_KIND_FILE) != net)
 			continue;
-		format_ns(t, sizeof(t), x->io_ns);
+		report_fmt_ns(t, sizeof(t), x->io_ns);
 		snprintf(in, sizeof(in), "%" PRIu64, x->bytes_in);
-		snprintf(out, sizeof(out), "%" PRIu64, x->bytes_out);
-		printf("  %8s %8" PRIu64 " %10s %10s %7" PRIu64 "  %s%s\n", t, x->opens, in, out,
-		       x->ops, x->name, x->kind == IO_KIND_ACCEPT ? " (clients)" : "");
+		snprintf(written, sizeof(written), "%" PRIu64, x->bytes_out);
+		fprintf(out, "  %8s %8" PRIu64 " %10s %10s %7" PRIu64 "  %s%s\n", t, x->opens, in,
+			written, x->ops, x->name, x->kind == IO_KIND_ACCEPT ? " (clients)" : "");
 		n++;
 	}
 	if (!n)
-		printf("  none\n");
+		fprintf(out, "  none\n");
 }
 
-int report_io(const struct report_opts *o, const struct profile *p)
+int report_io(FILE *out, const struct report_opts *o, const struct profile *p)
 {
-	const char *track = profile_get_meta(p, "track");
+	const char *track = profile_get_meta(p, RUN_META_TRACK);
 	struct io_entries e = { 0 };
 	int err;
 
@@ -158,13 +165,13 @@ int report_io(const struct report_opts *o, const struct profile *p)
 	if (err)
 		return err;
 	if (strstr(track, "files")) {
-		printf("\n%sFiles%s (opened by path; bytes in bytes, time in syscalls on them)\n",
-		       bold(o), reset(o));
-		print_io_table(o, &e, false);
+		report_fmt_heading(out, o->color, "Files",
+				   "(opened by path; bytes in bytes, time in syscalls on them)");
+		print_io_table(out, o, &e, false);
 	}
 	if (strstr(track, "net")) {
-		printf("\n%sNetwork%s (peers of connect and accept)\n", bold(o), reset(o));
-		print_io_table(o, &e, true);
+		report_fmt_heading(out, o->color, "Network", "(peers of connect and accept)");
+		print_io_table(out, o, &e, true);
 	}
 	io_entries_free(&e);
 	return 0;

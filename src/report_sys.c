@@ -5,6 +5,8 @@
  * table with percentiles from the kernel's histograms, and the call sites
  * of the slow syscalls.
  */
+#include "src/report.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +14,8 @@
 #include <string.h>
 
 #include "src/hashmap.h"
-#include "src/report.h"
+#include "src/report_fmt.h"
+#include "src/runmeta.h"
 #include "src/stacks.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
@@ -28,12 +31,12 @@ static enum syscall_category category_of(const char *name)
 	return nr >= 0 ? syscall_category(nr) : SYSCALL_CATEGORY_OTHER;
 }
 
-static void breakdown_line(const char *what, uint64_t ns, uint64_t total)
+static void breakdown_line(FILE *out, const char *what, uint64_t ns, uint64_t total)
 {
 	char t[16];
 
-	format_ns(t, sizeof(t), ns);
-	printf("  %-34s %8s %6.1f%%\n", what, t, pct(ns, total));
+	report_fmt_ns(t, sizeof(t), ns);
+	fprintf(out, "  %-34s %8s %6.1f%%\n", what, t, report_fmt_pct(ns, total));
 }
 
 /* Off-CPU time outside any syscall, by state. */
@@ -56,7 +59,7 @@ static void offcpu_outside(const struct profile *p, uint64_t *blocked, uint64_t 
 	}
 }
 
-int report_time_breakdown(const struct report_opts *o, const struct profile *p)
+int report_time_breakdown(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	uint64_t cat[SYSCALL_CATEGORY_NR] = { 0 }, cpu = 0, sys = 0, blocked, preempted, total;
 	int col = profile_type_index(p, PROFILE_TYPE_CPU);
@@ -79,21 +82,22 @@ int report_time_breakdown(const struct report_opts *o, const struct profile *p)
 	free(st.items);
 	if (!st.nr && profile_type_index(p, PROFILE_TYPE_OFFCPU) < 0)
 		return 0;	/* CPU alone: the rest of the report is about it */
-	printf("\n%sTime breakdown%s (all target threads, summed)\n", bold(o), reset(o));
+	report_fmt_heading(out, o->color, "Time breakdown", "(all target threads, summed)");
 	if (col >= 0)
-		breakdown_line("on CPU (sampled)", cpu, total);
+		breakdown_line(out, "on CPU (sampled)", cpu, total);
 	for (i = 0; i < SYSCALL_CATEGORY_NR; i++) {
 		if (!cat[i])
 			continue;
 		snprintf(what, sizeof(what), "in syscalls: %s", syscall_category_name(i));
-		breakdown_line(what, cat[i], total);
+		breakdown_line(out, what, cat[i], total);
 	}
 	if (profile_type_index(p, PROFILE_TYPE_OFFCPU) >= 0) {
-		breakdown_line("off CPU outside syscalls: blocked", blocked, total);
-		breakdown_line("off CPU outside syscalls: preempted", preempted, total);
+		breakdown_line(out, "off CPU outside syscalls: blocked", blocked, total);
+		breakdown_line(out, "off CPU outside syscalls: preempted", preempted, total);
 	}
 	if (col >= 0 && st.nr)
-		printf("  (syscall time includes the kernel CPU time that sampling also sees)\n");
+		fprintf(out,
+			"  (syscall time includes the kernel CPU time that sampling also sees)\n");
 	return 0;
 }
 
@@ -137,7 +141,7 @@ static int merge_by_name(struct sys_stats *in, struct sys_stats *out)
 	return err;
 }
 
-int report_syscalls(const struct report_opts *o, const struct profile *p)
+int report_syscalls(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	struct sys_stats st = { 0 }, rows = { 0 };
 	uint64_t calls = 0, errors = 0, in_flight = 0;
@@ -150,10 +154,10 @@ int report_syscalls(const struct report_opts *o, const struct profile *p)
 	if (err || !rows.nr)
 		goto out;
 	array_sort(rows.items, rows.nr, sizeof(*rows.items), cmp_total);
-	printf("\n%sSyscalls%s (every call; percentiles: mean of their log2 bucket)\n", bold(o),
-	       reset(o));
-	printf("  %-15s %-7s %8s %6s %5s %5s %5s %5s %5s %5s\n", "syscall", "class", "count",
-	       "errs", "total", "avg", "p50", "p95", "p99", "max");
+	report_fmt_heading(out, o->color, "Syscalls",
+			   "(every call; percentiles: mean of their log2 bucket)");
+	fprintf(out, "  %-15s %-7s %8s %6s %5s %5s %5s %5s %5s %5s\n", "syscall", "class", "count",
+		"errs", "total", "avg", "p50", "p95", "p99", "max");
 	for (i = 0; i < rows.nr; i++) {
 		const struct sys_stat *s = &rows.items[i];
 
@@ -162,20 +166,21 @@ int report_syscalls(const struct report_opts *o, const struct profile *p)
 		in_flight += s->in_flight;
 		if (i >= o->top)
 			continue;
-		format_ns(t[0], sizeof(t[0]), s->total_ns);
-		format_ns(t[1], sizeof(t[1]), s->count ? s->total_ns / s->count : 0);
-		format_ns(t[2], sizeof(t[2]), sys_stat_quantile_ns(s, 0.50));
-		format_ns(t[3], sizeof(t[3]), sys_stat_quantile_ns(s, 0.95));
-		format_ns(t[4], sizeof(t[4]), sys_stat_quantile_ns(s, 0.99));
-		format_ns(t[5], sizeof(t[5]), s->max_ns);
-		printf("  %-15.15s %-7.7s %8" PRIu64 " %6" PRIu64 " %5s %5s %5s %5s %5s %5s\n",
-		       s->name, syscall_category_name(category_of(s->name)), s->count, s->errors,
-		       t[0], t[1], t[2], t[3], t[4], t[5]);
+		report_fmt_ns(t[0], sizeof(t[0]), s->total_ns);
+		report_fmt_ns(t[1], sizeof(t[1]), s->count ? s->total_ns / s->count : 0);
+		report_fmt_ns(t[2], sizeof(t[2]), sys_stat_quantile_ns(s, 0.50));
+		report_fmt_ns(t[3], sizeof(t[3]), sys_stat_quantile_ns(s, 0.95));
+		report_fmt_ns(t[4], sizeof(t[4]), sys_stat_quantile_ns(s, 0.99));
+		report_fmt_ns(t[5], sizeof(t[5]), s->max_ns);
+		fprintf(out, "  %-15.15s %-7.7s %8" PRIu64 " %6" PRIu64
+			" %5s %5s %5s %5s %5s %5s\n", s->name,
+			syscall_category_name(category_of(s->name)), s->count, s->errors, t[0],
+			t[1], t[2], t[3], t[4], t[5]);
 	}
 	if (rows.nr > o->top)
-		printf("  ... %zu more syscalls\n", rows.nr - o->top);
-	printf("  %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " in flight at stop\n", calls,
-	       errors, in_flight);
+		fprintf(out, "  ... %zu more syscalls\n", rows.nr - o->top);
+	fprintf(out, "  %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " in flight at stop\n",
+		calls, errors, in_flight);
 out:
 	free(st.items);
 	free(rows.items);
@@ -271,7 +276,7 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 	return err;
 }
 
-int report_slow_sites(const struct report_opts *o, const struct profile *p)
+int report_slow_sites(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	int lat = profile_type_index(p, PROFILE_TYPE_LATENCY);
 	int calls = profile_type_index(p, PROFILE_TYPE_SYSCALLS);
@@ -290,13 +295,14 @@ int report_slow_sites(const struct report_opts *o, const struct profile *p)
 	err = collect_sites(p, lat, calls, names, &t);
 	if (err)
 		goto out;
-	printf("\n%sSlow call sites%s (syscalls >= %s us, innermost frames)\n", bold(o), reset(o),
-	       profile_get_meta(p, "min_duration_us") ? profile_get_meta(p, "min_duration_us")
-						      : "?");
+	report_fmt_heading(out, o->color, "Slow call sites",
+			   "(syscalls >= %s us, innermost frames)",
+			   profile_get_meta(p, RUN_META_MIN_DURATION_US) ?
+			   profile_get_meta(p, RUN_META_MIN_DURATION_US) : "?");
 	if (!t.nr)
-		printf("  none: no syscall reached the threshold\n");
+		fprintf(out, "  none: no syscall reached the threshold\n");
 	else
-		printf("  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
+		fprintf(out, "  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
 	for (i = 0; i < t.nr; i++)
 		total += t.items[i].total_ns;
 	/* sorting moves the sites: the name index is of no use afterwards */
@@ -305,15 +311,15 @@ int report_slow_sites(const struct report_opts *o, const struct profile *p)
 		const char *name = t.items[i].name;
 
 		top_total += t.items[i].total_ns;
-		format_ns(tot, sizeof(tot), t.items[i].total_ns);
-		format_ns(max, sizeof(max), t.items[i].max_ns);
+		report_fmt_ns(tot, sizeof(tot), t.items[i].total_ns);
+		report_fmt_ns(max, sizeof(max), t.items[i].max_ns);
 		len = strcspn(name, "\t");
-		printf("  %7s %7" PRIu64 " %6s  %.*s\n  %24s%.*s\n", tot, t.items[i].calls, max,
-		       (int)len, name, "", SITE_WIDTH, name[len] ? name + len + 1 : "");
+		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n  %24s%.*s\n", tot, t.items[i].calls,
+			max, (int)len, name, "", SITE_WIDTH, name[len] ? name + len + 1 : "");
 	}
 	if (t.nr > o->top)
-		printf("  ... %zu more sites, %.1f%% of the slow time in the top %u\n", t.nr - o->top,
-		       pct(top_total, total), o->top);
+		fprintf(out, "  ... %zu more sites, %.1f%% of the slow time in the top %u\n",
+			t.nr - o->top, report_fmt_pct(top_total, total), o->top);
 out:
 	free(t.items);
 	hashmap_release(&t.idx);

@@ -1,27 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * serve's HTTP side (see serve.h): libmicrohttpd with a thread per
- * connection, so a profile request can record for its seconds while
- * /metrics and /healthz keep answering. Every request is checked in the
- * same order: authentication (401), path (404), method (405), parameters
- * (400), session limit (429), then the work. A profile request runs its own
- * BPF session and symbolizer, freed before the response is sent.
+ * serve's HTTP side (serve_http.h). Every request is checked in the same
+ * order: authentication (401), path (404), method (405), parameters (400),
+ * session limit (429), then the work. A profile request runs its own
+ * session, freed before the response is sent.
  */
-#include "src/serve.h"
+#include "src/serve_http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "src/export_pprof.h"
-#include "src/flamegraph.h"
 #include "src/loadprof.h"
 #include "src/pprof.h"
+#include "src/serve_parse.h"
+#include "src/session.h"
+#include "src/stacks_svg.h"
 #include "src/util.h"
 
 /* Open connections at once; each one is a thread. */
@@ -30,8 +31,10 @@
 #define HTTP_IDLE_TIMEOUT_S 30
 
 struct serve_http {
-	struct serve *s;
+	struct serve_http_config cfg;
 	struct MHD_Daemon *d;
+	pthread_mutex_t lock;		/* stats */
+	struct serve_http_stats stats;
 };
 
 struct http_reply {
@@ -87,13 +90,13 @@ static enum MHD_Result send_text(struct MHD_Connection *conn, unsigned int statu
 	return send_reply(conn, &r);
 }
 
-static bool authorized(struct serve *s, struct MHD_Connection *conn)
+static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
 {
-	if (!s->o.token)
+	if (!h->cfg.token)
 		return true;
 	return serve_bearer_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							   MHD_HTTP_HEADER_AUTHORIZATION),
-			       s->o.token);
+			       h->cfg.token);
 }
 
 /* The parameters of a profile request; each may be given once. */
@@ -159,16 +162,14 @@ static const char *query_get(void *ctx, const char *key)
 }
 
 /* The request's parameters (serve_parse.c), then whether its pid exists. */
-static int parse_profile_req(struct serve *s, struct MHD_Connection *conn,
+static int parse_profile_req(struct serve_http *h, struct MHD_Connection *conn,
 			     enum serve_endpoint ep, struct serve_profile_req *r, char *why,
 			     size_t size)
 {
 	struct serve_req_defaults d = {
-		.freq_hz = s->o.freq_hz,
-		.min_duration_us = s->o.min_duration_us,
-		.mode_cpu = s->o.modes.cpu,
-		.mode_syscall = s->o.modes.syscall,
-		.mode_offcpu = s->o.modes.offcpu,
+		.freq_hz = h->cfg.co->freq_hz,
+		.min_duration_us = h->cfg.co->min_duration_us,
+		.modes = h->cfg.co->modes,
 	};
 	int err = query_check(conn, why, size);
 
@@ -183,76 +184,65 @@ static int parse_profile_req(struct serve *s, struct MHD_Connection *conn,
 	return err;
 }
 
+/*
+ * The agent's collector options with the request's own: its targets (a pid
+ * or a name, else the agent's, the agent's command standing for them),
+ * rate, threshold and collectors. The lists in @co point into @pids/@comms
+ * or the agent's; nothing is owned.
+ */
+static void request_opts(const struct serve_http *h, const struct serve_profile_req *r,
+			 pid_t *pid, const char **comm, struct collector_opts *co)
+{
+	*co = *h->cfg.co;
+	co->freq_hz = r->freq_hz;
+	co->min_duration_us = r->min_duration_us;
+	co->modes = r->modes;
+	*pid = r->pid ? r->pid : h->cfg.command_pid;
+	*comm = r->comm;
+	if (r->comm[0]) {
+		co->comms = (struct comm_list){ .items = comm, .nr = 1 };
+		co->pids = (struct pid_list){ 0 };
+		co->all = false;
+	} else if (*pid) {
+		co->pids = (struct pid_list){ .items = pid, .nr = 1 };
+		co->comms = (struct comm_list){ 0 };
+		co->all = false;
+	}
+}
+
+static bool request_stop(void *arg)
+{
+	const struct serve_http *h = arg;
+
+	return *h->cfg.stop;
+}
+
 /* Record @r into a new profile; NULL with *err set (-EINTR: the agent is stopping). */
-static struct profile *record_profile(struct serve *s, const struct serve_profile_req *r,
+static struct profile *record_profile(struct serve_http *h, const struct serve_profile_req *r,
 				      int *err)
 {
-	const char *comms[1] = { r->comm };
-	pid_t pids[1] = { r->pid ? r->pid : s->command_pid };
-	bool own = r->pid || r->comm[0];
-	struct collect_opts co = {
-		.mode_cpu = r->mode_cpu,
-		.mode_syscall = r->mode_syscall,
-		.mode_offcpu = r->mode_offcpu,
-		.min_duration_ns = r->min_duration_us * 1000,
-		.min_block_ns = 1000000,
-		.syscalls = s->o.syscalls.items,
-		.nr_syscalls = s->o.syscalls.nr,
-		.max_sys_stats = 16384,
-		.freq_hz = r->freq_hz,
-		.all = !own && !s->command_pid && !s->o.pids.nr && !s->o.comms.nr,
-		.comms = r->comm[0] ? comms : own ? NULL : s->o.comms.items,
-		.nr_comms = r->comm[0] ? 1 : own ? 0 : s->o.comms.nr,
-		.pids = r->pid || s->command_pid ? pids : own ? NULL : s->o.pids.items,
-		.nr_pids = r->pid || (!own && s->command_pid) ? 1 : own ? 0 : s->o.pids.nr,
-		.max_stacks = s->o.unwind_dwarf ? 4096 : 16384,
-		.max_samples = 65536,
-		.max_procs = 32768,
-		.unwind_dwarf = s->o.unwind_dwarf,
-		.no_python = s->o.no_python,
-		.stack_size = 16384,
-		.ustack_ring_bytes = s->o.unwind_dwarf ? 4 * 1024 * 1024 : 1024 * 1024,
-		.verbose = log_level >= LOG_LEVEL_DEBUG,
-		.raw_tp = getenv("LATPROF_RAW_TP") && *getenv("LATPROF_RAW_TP"),
+	struct collector_opts co;
+	struct session_config cfg = {
+		.kind = SESSION_KIND_PROFILE, .co = &co, .interval_s = 1,
 	};
-	struct symbolizer *sym = symbolizer_new(NULL);
-	struct collect *col = NULL;
+	struct session_loop loop = { .stop = request_stop, .arg = h };
 	struct profile *p = NULL;
-	uint64_t start_wall = wall_ns(), t0, deadline;
-	const char *why;
+	struct session s;
+	const char *comm;
+	pid_t pid;
 
-	*err = sym ? 0 : -errno;
-	if (sym)
-		col = collect_open(&co, sym, err, &why);
-	if (col)
-		*err = collect_attach(col);
-	t0 = now_ns();
-	deadline = t0 + r->seconds * NSEC_PER_SEC;
-	while (!*err && !serve_stop && now_ns() < deadline)
-		*err = collect_poll(col, 100);
-	if (!*err && serve_stop)
+	request_opts(h, r, &pid, &comm, &co);
+	session_init(&s);
+	*err = session_open(&s, &cfg);
+	if (!*err) {
+		loop.deadline_ns = s.attached_ns + r->seconds * NSEC_PER_SEC;
+		*err = session_run(&s, &loop);
+	}
+	if (!*err && *h->cfg.stop)
 		*err = -EINTR;
-	if (col)
-		collect_detach(col);
-	if (!*err) {
-		p = profile_new();
-		*err = p ? collect_build_profile(col, p) : -ENOMEM;
-	}
-	if (!*err) {
-		p->time_ns = start_wall;
-		p->duration_ns = now_ns() - t0;
-		*err = profile_set_meta(p, "version", LATPROF_VERSION);
-		if (!*err)
-			*err = profile_set_meta_u64(p, "freq_hz", r->freq_hz);
-		if (!*err)
-			*err = profile_set_meta(p, "unwind", s->o.unwind_dwarf ? "dwarf" : "fp");
-	}
-	if (*err) {
-		profile_free(p);
-		p = NULL;
-	}
-	collect_free(col);
-	symbolizer_free(sym);
+	if (!*err)
+		*err = session_finish(&s, h->cfg.command_line, &p);
+	session_release(&s);
 	return p;
 }
 
@@ -270,10 +260,10 @@ static int render_profile(const struct serve_profile_req *r, const struct profil
 	if (r->ep == SERVE_ENDPOINT_LATENCY)
 		wname = "latency";
 	else if (!wname && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
-		wname = r->mode_cpu ? "cpu" : r->mode_syscall ? "latency" : "offcpu";
+		wname = r->modes.cpu ? "cpu" : r->modes.syscall ? "latency" : "offcpu";
 	err = wname ? profile_weight_get(p, wname, &w) : 0;
 	if (!err && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
-		err = flamegraph_write_profile(f, p, &w, 0);
+		err = stacks_svg_write_profile(f, p, &w, 0);
 	else if (!err && wname)
 		err = export_pprof(f, p, &w);
 	else if (!err)
@@ -292,29 +282,39 @@ static int render_profile(const struct serve_profile_req *r, const struct profil
 	return 0;
 }
 
-static bool session_take(struct serve *s)
+static bool session_take(struct serve_http *h)
 {
 	bool ok;
 
-	pthread_mutex_lock(&s->lock);
-	ok = s->sessions < s->o.max_sessions;
+	pthread_mutex_lock(&h->lock);
+	ok = h->stats.active < h->cfg.max_sessions;
 	if (ok)
-		s->sessions++;
+		h->stats.active++;
 	else
-		s->profiles_rejected++;
-	pthread_mutex_unlock(&s->lock);
+		h->stats.rejected++;
+	pthread_mutex_unlock(&h->lock);
 	return ok;
 }
 
-static void session_put(struct serve *s)
+static void session_put(struct serve_http *h)
 {
-	pthread_mutex_lock(&s->lock);
-	s->sessions--;
-	s->profiles_total++;
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&h->lock);
+	h->stats.active--;
+	h->stats.total++;
+	pthread_mutex_unlock(&h->lock);
 }
 
-static enum MHD_Result handle_profile(struct serve *s, struct MHD_Connection *conn,
+void serve_http_get_stats(struct serve_http *h, struct serve_http_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->lock);
+	*st = h->stats;
+	pthread_mutex_unlock(&h->lock);
+}
+
+static enum MHD_Result handle_profile(struct serve_http *h, struct MHD_Connection *conn,
 				      enum serve_endpoint ep)
 {
 	struct serve_profile_req r;
@@ -323,20 +323,20 @@ static enum MHD_Result handle_profile(struct serve *s, struct MHD_Connection *co
 	char why[192];
 	int err;
 
-	if (parse_profile_req(s, conn, ep, &r, why, sizeof(why)))
+	if (parse_profile_req(h, conn, ep, &r, why, sizeof(why)))
 		return send_text(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
-	if (!session_take(s))
+	if (!session_take(h))
 		return send_text(conn, MHD_HTTP_TOO_MANY_REQUESTS,
 				 "%u profile sessions running (--max-sessions): try later\n",
-				 s->o.max_sessions);
+				 h->cfg.max_sessions);
 	pr_debug("profile %us requested", (unsigned int)r.seconds);
-	p = record_profile(s, &r, &err);
+	p = record_profile(h, &r, &err);
 	if (p)
 		err = render_profile(&r, p, &reply);
 	profile_free(p);
 	/* a recording's symbolizer frees hundreds of MB: give them back now */
 	malloc_trim(0);
-	session_put(s);
+	session_put(h);
 	if (err == -EINTR)
 		return send_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "latprof is stopping\n");
 	if (err) {
@@ -348,7 +348,7 @@ static enum MHD_Result handle_profile(struct serve *s, struct MHD_Connection *co
 	return send_reply(conn, &reply);
 }
 
-static enum MHD_Result handle_metrics(struct serve *s, struct MHD_Connection *conn)
+static enum MHD_Result handle_metrics(struct serve_http *h, struct MHD_Connection *conn)
 {
 	struct http_reply reply = { .status = MHD_HTTP_OK,
 				    .type = "text/plain; version=0.0.4; charset=utf-8" };
@@ -357,7 +357,7 @@ static enum MHD_Result handle_metrics(struct serve *s, struct MHD_Connection *co
 
 	if (!f)
 		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	err = serve_write_metrics(s, f);
+	err = h->cfg.write_metrics(h->cfg.arg, f);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (err) {
@@ -374,7 +374,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  void **req_cls)
 {
 	static int first_call_marker;
-	struct serve *s = cls;
+	struct serve_http *h = cls;
 
 	if (!*req_cls) {
 		*req_cls = &first_call_marker;	/* answer once the headers are complete */
@@ -384,7 +384,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_data_size = 0;		/* a body is read and ignored */
 		return MHD_YES;
 	}
-	if (!authorized(s, conn))
+	if (!authorized(h, conn))
 		return send_text(conn, MHD_HTTP_UNAUTHORIZED, "missing or wrong bearer token\n");
 	if (strcmp(url, "/metrics") && strcmp(url, "/healthz") &&
 	    strcmp(url, "/debug/pprof/profile") && strcmp(url, "/debug/pprof/latency") &&
@@ -395,15 +395,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!strcmp(url, "/healthz"))
 		return send_text(conn, MHD_HTTP_OK, "ok\n");
 	if (!strcmp(url, "/metrics"))
-		return handle_metrics(s, conn);
+		return handle_metrics(h, conn);
 	if (!strcmp(url, "/debug/pprof/profile"))
-		return handle_profile(s, conn, SERVE_ENDPOINT_PROFILE);
+		return handle_profile(h, conn, SERVE_ENDPOINT_PROFILE);
 	if (!strcmp(url, "/debug/pprof/latency"))
-		return handle_profile(s, conn, SERVE_ENDPOINT_LATENCY);
-	return handle_profile(s, conn, SERVE_ENDPOINT_FLAMEGRAPH);
+		return handle_profile(h, conn, SERVE_ENDPOINT_LATENCY);
+	return handle_profile(h, conn, SERVE_ENDPOINT_FLAMEGRAPH);
 }
 
-struct serve_http *serve_http_start(struct serve *s)
+struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 {
 	/*
 	 * poll, not select: profile sessions' symbolizers hold hundreds of
@@ -418,38 +418,40 @@ struct serve_http *serve_http_start(struct serve *s)
 
 	if (!h)
 		return NULL;
-	h->s = s;
-	if (serve_parse_listen(s->o.listen, &ss, &v6)) {
-		pr_err("invalid --listen '%s': want ADDR:PORT or [ADDR6]:PORT", s->o.listen);
+	h->cfg = *cfg;
+	pthread_mutex_init(&h->lock, NULL);
+	if (serve_parse_listen(cfg->listen, &ss, &v6)) {
+		pr_err("invalid --listen '%s': want ADDR:PORT or [ADDR6]:PORT", cfg->listen);
 		goto fail;
 	}
 	if (v6)
 		flags |= MHD_USE_IPv6;
-	if (s->o.tls_cert) {
+	if (cfg->tls_cert) {
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 			pr_err("cannot serve HTTPS: libmicrohttpd was built without TLS");
 			goto fail;
 		}
 		flags |= MHD_USE_TLS;
 	}
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT_S,
-				s->o.tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
-				s->o.tls_cert, MHD_OPTION_HTTPS_MEM_KEY, s->o.tls_key,
+				cfg->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+				cfg->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key,
 				MHD_OPTION_END);
 	if (!h->d) {
-		pr_err("cannot listen on %s: %s", s->o.listen,
+		pr_err("cannot listen on %s: %s", cfg->listen,
 		       errno ? strerror(errno) : "address in use or bad TLS key/certificate");
 		goto fail;
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-	pr_info("serving on %s://%.*s:%u", s->o.tls_cert ? "https" : "http",
-		(int)(strrchr(s->o.listen, ':') - s->o.listen), s->o.listen,
+	pr_info("serving on %s://%.*s:%u", cfg->tls_cert ? "https" : "http",
+		(int)(strrchr(cfg->listen, ':') - cfg->listen), cfg->listen,
 		info ? info->port : 0);
 	return h;
 fail:
+	pthread_mutex_destroy(&h->lock);
 	free(h);
 	return NULL;
 }
@@ -459,5 +461,6 @@ void serve_http_stop(struct serve_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->d);
+	pthread_mutex_destroy(&h->lock);
 	free(h);
 }

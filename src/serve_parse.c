@@ -36,13 +36,13 @@ static int query_u64(serve_query_get_fn *get, void *ctx, const char *key, uint64
 static const char *weight_needs(const char *w, const struct serve_profile_req *r)
 {
 	if (!strcmp(w, "cpu") || !strcmp(w, "cpu-time") || !strcmp(w, "samples"))
-		return r->mode_cpu ? NULL : "cpu";
+		return r->modes.cpu ? NULL : "cpu";
 	if (!strcmp(w, "latency") || !strcmp(w, "syscalls"))
-		return r->mode_syscall ? NULL : "syscall";
+		return r->modes.syscall ? NULL : "syscall";
 	if (!strcmp(w, "offcpu"))
-		return r->mode_offcpu ? NULL : "offcpu";
+		return r->modes.offcpu ? NULL : "offcpu";
 	if (!strcmp(w, "wall"))
-		return r->mode_cpu && r->mode_offcpu ? NULL : "cpu,offcpu";
+		return r->modes.cpu && r->modes.offcpu ? NULL : "cpu,offcpu";
 	return "";
 }
 
@@ -102,13 +102,13 @@ int serve_query_parse(enum serve_endpoint ep, const struct serve_req_defaults *d
 	r->ep = ep;
 	r->seconds = SERVE_PROFILE_DEFAULT_S;
 	r->min_duration_us = d->min_duration_us;
-	r->mode_cpu = d->mode_cpu;
-	r->mode_syscall = d->mode_syscall;
-	r->mode_offcpu = d->mode_offcpu;
+	r->modes.cpu = d->modes.cpu;
+	r->modes.syscall = d->modes.syscall;
+	r->modes.offcpu = d->modes.offcpu;
 	if (ep == SERVE_ENDPOINT_LATENCY) {
 		/* slow syscalls only: no sampling cost */
-		r->mode_cpu = r->mode_offcpu = false;
-		r->mode_syscall = true;
+		r->modes.cpu = r->modes.offcpu = false;
+		r->modes.syscall = true;
 	}
 	err = query_u64(get, ctx, "seconds", 1, SERVE_PROFILE_MAX_S, &r->seconds, why, size);
 	if (!err)

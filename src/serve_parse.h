@@ -18,6 +18,7 @@
 #include <linux/types.h>
 
 #include "bpf/latprof.h"
+#include "src/collectopts.h"
 
 #define SERVE_PROFILE_DEFAULT_S 30
 #define SERVE_PROFILE_MAX_S 300
@@ -32,7 +33,7 @@ enum serve_endpoint {
 struct serve_req_defaults {
 	unsigned int freq_hz;
 	uint64_t min_duration_us;
-	bool mode_cpu, mode_syscall, mode_offcpu;
+	struct collector_modes modes;
 };
 
 /* One profile request, its parameters checked. */
@@ -44,7 +45,7 @@ struct serve_profile_req {
 	unsigned int freq_hz;
 	uint64_t min_duration_us;
 	const char *weight;		/* NULL: the endpoint's default; borrowed from get */
-	bool mode_cpu, mode_syscall, mode_offcpu;
+	struct collector_modes modes;
 };
 
 /* The (decoded) value of query parameter @key, or NULL when absent. */

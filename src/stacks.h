@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 
-#include "flamegraph/flame.h"
 #include "src/profile.h"
 #include "src/strtab.h"
 
@@ -38,15 +37,5 @@ struct stack_names {
  */
 int stack_names_of(const struct profile *p, const struct profile_sample *s, unsigned flags,
 		   struct strtab *names, struct stack_names *out);
-
-struct profile_weight;
-
-/*
- * Add every sample of @p with a positive weight @w to @f; @flags add to the
- * weight's own. A two-column weight (wall) puts its second column (off-CPU
- * time) in the stacks' weight2 as well. 0, -ENOMEM or -ERANGE.
- */
-int stacks_to_flame(const struct profile *p, const struct profile_weight *w, unsigned flags,
-		    struct flame *f);
 
 #endif

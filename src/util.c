@@ -242,3 +242,19 @@ void raise_nofile_limit(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
+
+char *join_args(int argc, char **argv)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	int i;
+
+	for (i = 0; f && i < argc; i++)
+		fprintf(f, "%s%s", i ? " " : "", argv[i]);
+	if (!f || fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}

@@ -90,6 +90,9 @@ int output_check(const char *path);
  */
 void raise_nofile_limit(void);
 
+/* @argv[0..@argc) joined by spaces, malloc'ed; NULL on ENOMEM. */
+char *join_args(int argc, char **argv);
+
 /* Read a whole file into a malloc'ed buffer (NUL-terminated). 0 or -errno. */
 int read_file(const char *path, char **buf, size_t *len);
 

@@ -66,9 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	d.mode_cpu = data[0] & 4;
-	d.mode_syscall = data[0] & 8;
-	d.mode_offcpu = data[0] & 16;
+	d.modes.cpu = data[0] & 4;
+	d.modes.syscall = data[0] & 8;
+	d.modes.offcpu = data[0] & 16;
 	s = malloc(size);
 	if (!s)
 		abort();

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/export.h"
+#include "src/export_formats.h"
 #include "src/export_pprof.h"
 #include "src/loadprof.h"
 #include "src/pprof.h"

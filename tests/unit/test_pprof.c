@@ -10,6 +10,7 @@
 
 #include "src/pprof.h"
 #include "src/loadprof.h"
+#include "src/stackflame.h"
 #include "src/stacks.h"
 #include "tests/unit/check.h"
 

@@ -10,15 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/export.h"
+#include "src/export_formats.h"
 #include "src/record_output.h"
 #include "src/util.h"
 #include "tests/unit/check.h"
 
 static int format_of(const char *path, const char *weight, bool cpu, bool sys, bool off)
 {
-	struct record_output o = { .path = path, .weight = weight, .cpu = cpu, .syscall = sys,
-				   .offcpu = off };
+	struct record_output o = { .path = path, .weight = weight,
+				   .modes = { .cpu = cpu, .syscall = sys, .offcpu = off } };
 
 	return record_output_check(&o) ? -EINVAL : o.format;
 }
@@ -47,7 +47,7 @@ static void test_check(void)
 static void test_write_fallback(void)
 {
 	char dir[] = "/tmp/test_record_output.XXXXXX", path[64], *buf = NULL;
-	struct record_output o = { .path = path, .cpu = true, .syscall = true };
+	struct record_output o = { .path = path, .modes = { .cpu = true, .syscall = true } };
 	struct profile *p = profile_new();
 	struct profile_label l[] = { { .key = "comm", .str = "app" },
 				     { .key = "syscall", .str = "read" } };

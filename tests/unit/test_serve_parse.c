@@ -21,7 +21,7 @@ static const char *get_pair(void *ctx, const char *key)
 }
 
 static const struct serve_req_defaults defaults = {
-	.freq_hz = 99, .min_duration_us = 1000, .mode_cpu = true, .mode_syscall = true,
+	.freq_hz = 99, .min_duration_us = 1000, .modes = { .cpu = true, .syscall = true },
 };
 
 static int parse(enum serve_endpoint ep, const char *const *kv, struct serve_profile_req *r,
@@ -47,14 +47,14 @@ static void test_query(void)
 
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, none, &r, why, sizeof(why)) == 0);
 	CHECK(r.seconds == SERVE_PROFILE_DEFAULT_S && r.freq_hz == 99 && r.min_duration_us == 1000);
-	CHECK(r.mode_cpu && r.mode_syscall && !r.mode_offcpu && !r.pid && !r.comm[0] && !r.weight);
+	CHECK(r.modes.cpu && r.modes.syscall && !r.modes.offcpu && !r.pid && !r.comm[0] && !r.weight);
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, all, &r, why, sizeof(why)) == 0);
 	CHECK(r.seconds == 5 && r.freq_hz == 1000 && r.min_duration_us == 0);
 	CHECK_STR(r.comm, "nginx");
 	CHECK_STR(r.weight, "latency");
 	/* latency: slow syscalls only, and the weight is its own */
 	CHECK(parse(SERVE_ENDPOINT_LATENCY, off, &r, why, sizeof(why)) == 0);
-	CHECK(!r.mode_cpu && r.mode_syscall && !r.mode_offcpu && !r.weight);
+	CHECK(!r.modes.cpu && r.modes.syscall && !r.modes.offcpu && !r.weight);
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, off, &r, why, sizeof(why)) == -EINVAL);
 	CHECK_STR(why, "weight offcpu needs serve --mode offcpu");
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, both, &r, why, sizeof(why)) == -EINVAL);

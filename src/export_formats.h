@@ -3,11 +3,13 @@
  * The export formats of a profile (CLI.md "Export formats"), found by name
  * or by the extension of an output path, and written completely or not at
  * all. `latprof export` and `latprof record -o FILE` share this table so the
- * same name means the same bytes everywhere. SVG is the default flame graph
- * of `latprof flamegraph` (src/flamegraph.h); its options need that verb.
+ * same name means the same bytes everywhere. The formats themselves live one
+ * file each (export_*.c); this module only maps names and extensions to them
+ * and writes files atomically. SVG is the default flame graph of `latprof
+ * flamegraph` (src/stacks_svg.h); its options need that verb. Prints nothing.
  */
-#ifndef LATPROF_EXPORT_H
-#define LATPROF_EXPORT_H
+#ifndef LATPROF_EXPORT_FORMATS_H
+#define LATPROF_EXPORT_FORMATS_H
 
 #include <stddef.h>
 #include <stdio.h>

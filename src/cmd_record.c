@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `latprof record`: usage, options, one call to record_run() (record.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "src/record.h"
+#include "src/target.h"
+#include "src/util.h"
+#include "src/verbs.h"
+
+#define DEFAULT_OUTPUT "latprof.pb.gz"
+
+enum {
+	OPT_WEIGHT = COLLECTOPTS_VERB,
+	OPT_INTERVAL,
+	OPT_CONFIG,
+};
+
+static const char record_usage_head[] =
+	"usage: latprof record [TARGET] [OPTIONS] [-o FILE]\n"
+	"\n"
+	"Sample on-CPU stacks (user + kernel), time every syscall and charge the\n"
+	"slow ones to the user stack that made them, measure time off CPU, with\n"
+	"BPF; write a symbolized pprof profile.\n"
+	"\n"
+	"targets (one of):\n";
+
+static const char record_usage_command[] =
+	"  -- COMMAND [ARGS...]     run COMMAND, trace it and its descendants until it exits\n"
+	"\n"
+	"options:\n";
+
+static const char record_usage_tail[] =
+	"  -d, --duration SEC       stop after SEC seconds (a started COMMAND gets SIGTERM)\n"
+	"      --interval SEC       timeline and memory (RSS, PSS) sampling interval,\n"
+	"                           0.05..3600 (default 1)\n"
+	"  -o, --output FILE        output (default latprof.pb.gz); the extension picks the\n"
+	"                           format: .pb.gz (the full profile), .folded,\n"
+	"                           .speedscope.json, .json, .prom (as 'latprof export')\n"
+	"      --weight W           what stacks are weighted by in those formats (default\n"
+	"                           cpu; latency without --mode cpu; offcpu with offcpu only)\n"
+	"  -q, --quiet              no live status line, errors only\n"
+	"  -v, --verbose            more messages (repeat for debug)\n"
+	"  -h, --help               this help\n"
+	"\n"
+	"Separate debuginfo is also fetched from debuginfod when DEBUGINFOD_URLS is set.\n"
+	"Stops cleanly on SIGINT/SIGTERM. Needs root or CAP_BPF + CAP_PERFMON.\n";
+
+static void print_usage(void)
+{
+	fputs(record_usage_head, stdout);
+	fputs(collectopts_usage_targets, stdout);
+	fputs(record_usage_command, stdout);
+	fputs(collectopts_usage, stdout);
+	fputs(record_usage_tail, stdout);
+}
+
+static const struct option record_longopts[] = {
+	COLLECTOPTS_LONGOPTS,
+	{ "duration", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Seconds within (@min, @max], or the one error line. */
+static int parse_seconds(const char *arg, const char *what, double min, bool min_open,
+			 double max, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (!errno && !*end && (min_open ? d > min : d >= min) && d <= max) {
+		*out = d;
+		return 0;
+	}
+	if (min_open)
+		pr_err("invalid %s '%s': want seconds > 0", what, arg);
+	else
+		pr_err("invalid %s '%s': want 0.05..3600 seconds", what, arg);
+	return -EINVAL;
+}
+
+/* Refuse an output we could not write before recording anything. */
+static int check_output(const char *path)
+{
+	int err = output_check(path);
+
+	if (err)
+		pr_err("cannot write %s: %s", path, strerror(-err));
+	return err;
+}
+
+/* 0, 1 after -h, or -errno after printing why. */
+static int parse_record_option(struct record_opts *o, int c, char **argv)
+{
+	int err = collectopts_parse(&o->co, c, optarg);
+
+	if (err != COLLECTOPTS_NOT_MINE)
+		return err;
+	switch (c) {
+	case 'd':
+		return parse_seconds(optarg, "duration", 0, true, 31536000, &o->duration_s);
+	case 'o':
+		o->out.path = optarg;
+		return 0;
+	case OPT_WEIGHT:
+		o->out.weight = optarg;
+		return 0;
+	case OPT_INTERVAL:
+		return parse_seconds(optarg, "--interval", 0.05, false, 3600, &o->interval_s);
+	case OPT_CONFIG:
+		return 0;	/* read before the command line (expand_config) */
+	case 'h':
+		print_usage();
+		return 1;
+	default:
+		pr_option_error("record", argv, c);
+		return -EINVAL;
+	}
+}
+
+/* 0, 1 after -h, or -errno after printing why. */
+static int parse_record_args(int argc, char **argv, struct record_opts *o)
+{
+	int c, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:" COLLECTOPTS_SHORT "d:o:h", record_longopts,
+				NULL)) != -1) {
+		err = parse_record_option(o, c, argv);
+		if (err)
+			return err;
+	}
+	if (optind < argc)
+		o->command = argv + optind;
+	if (collectopts_check(&o->co, o->command, true))
+		return -EINVAL;
+	if (o->command && !command_exists(o->command[0])) {
+		pr_err("cannot run '%s': command not found", o->command[0]);
+		return -ENOENT;
+	}
+	o->out.modes = o->co.modes;
+	if (record_output_check(&o->out))
+		return -EINVAL;
+	return check_output(o->out.path);
+}
+
+/* Name the privileges that are missing, or return 0 when we have them. */
+static int check_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	bool bpf, perfmon, admin;
+
+	if (geteuid() == 0)
+		return 0;
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+#define HAS_CAP(c) (data[(c) / 32].effective & (1U << ((c) % 32)))
+	admin = HAS_CAP(CAP_SYS_ADMIN);
+	bpf = admin || HAS_CAP(CAP_BPF);
+	perfmon = admin || HAS_CAP(CAP_PERFMON);
+#undef HAS_CAP
+	if (bpf && perfmon)
+		return 0;
+	pr_err("record needs root or CAP_BPF and CAP_PERFMON; missing: %s%s%s",
+	       bpf ? "" : "CAP_BPF", !bpf && !perfmon ? ", " : "", perfmon ? "" : "CAP_PERFMON");
+	return -EPERM;
+}
+
+/* collectopts_run_verb's parser and run. */
+static int parse_record(int argc, char **argv, void *opts)
+{
+	return parse_record_args(argc, argv, opts);
+}
+
+static int run_record(void *opts, const char *command_line)
+{
+	struct record_opts *o = opts;
+	int err = check_privileges();
+
+	o->command_line = command_line;
+	return err ? err : record_run(o);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .out.path = DEFAULT_OUTPUT, .interval_s = 1 };
+	int status;
+
+	collectopts_init(&o.co);
+	status = collectopts_run_verb(argc, argv, record_longopts, parse_record, run_record, &o);
+	collectopts_release(&o.co);
+	return status;
+}

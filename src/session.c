@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* One BPF session for every verb that records (session.h). */
+#include "src/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/runmeta.h"
+#include "src/util.h"
+
+/*
+ * The sizing policy, in one place. A profile session keeps stacks: with
+ * dwarf the stack map holds kernel stacks only, far fewer. 4 MiB of ring
+ * holds ~250 copied stacks, 1/8 s at 999 Hz on 2 CPUs; the pages we read
+ * stay resident, so it is not larger than that. A metrics session keeps
+ * counters only: frame-pointer stack ids (thrown away), no slow call needs
+ * its stack, and every syscall statistic lives in the hash so that
+ * collect_drain can empty it.
+ */
+static void session_collect_opts(const struct session_config *cfg, struct collect_opts *c)
+{
+	const struct collector_opts *o = cfg->co;
+	bool sys = collectopts_needs_syscalls(o);
+	bool profile = cfg->kind == SESSION_KIND_PROFILE;
+
+	*c = (struct collect_opts){
+		.mode_cpu = o->modes.cpu,
+		.mode_syscall = o->modes.syscall,
+		.mode_offcpu = o->modes.offcpu,
+		.min_duration_ns = profile ? o->min_duration_us * 1000 : 3600 * NSEC_PER_SEC,
+		.min_block_ns = o->min_block_us * 1000,
+		.syscalls = o->syscalls.items,
+		.nr_syscalls = o->syscalls.nr,
+		.max_sys_stats = 16384,
+		.freq_hz = o->freq_hz,
+		.all = o->all,
+		.comms = o->comms.items,
+		.nr_comms = o->comms.nr,
+		.pids = o->pids.items,
+		.nr_pids = o->pids.nr,
+		.max_stacks = profile && !o->unwind_dwarf ? 16384 : 4096,
+		.max_samples = profile ? 65536 : 16384,
+		.max_procs = 32768,
+		.unwind_dwarf = profile && o->unwind_dwarf,
+		.no_python = o->no_python,
+		.debug_dirs = (const char *const *)o->debug_dirs.items,
+		.nr_debug_dirs = o->debug_dirs.nr,
+		.stack_size = profile ? o->stack_size : 1024,
+		.ustack_ring_bytes = profile && o->unwind_dwarf ? 4 * 1024 * 1024 :
+				     sys ? 1024 * 1024 : 4096,
+		.verbose = log_level >= LOG_LEVEL_DEBUG,
+		/* the fallback for kernels without tp_btf, forced to test it */
+		.raw_tp = getenv("LATPROF_RAW_TP") && *getenv("LATPROF_RAW_TP"),
+		.requests = profile && o->requests,
+		.files = profile && o->files,
+		.net = profile && o->net,
+		.max_requests = o->max_requests,
+		.proc_fn = profile ? NULL : cfg->proc_fn,
+		.proc_arg = cfg->proc_arg,
+		.sys_hash_only = !profile,
+	};
+}
+
+void session_init(struct session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->child = (struct child){ .pid = -1, .release_fd = -1, .error_fd = -1 };
+	s->child_status = -1;
+	s->start_ns = now_ns();
+	s->start_wall_ns = wall_ns();
+}
+
+static int start_command(struct session *s)
+{
+	int err = child_start(&s->child, s->cfg.command);
+
+	if (err) {
+		pr_err("cannot start '%s': %s", s->cfg.command[0], strerror(-err));
+		return err;
+	}
+	s->have_child = true;
+	s->child_status = -1;
+	err = collect_add_command(s->col, s->child.pid, s->cfg.command[0]);
+	if (err)
+		pr_err("cannot trace '%s': %s", s->cfg.command[0], strerror(-err));
+	return err;
+}
+
+static int release_command(struct session *s)
+{
+	int err = child_release(&s->child);
+
+	if (err) {
+		pr_err("cannot run '%s': %s", s->cfg.command[0], strerror(-err));
+		waitpid(s->child.pid, &s->child_status, 0);
+		s->have_child = false;
+	}
+	return err;
+}
+
+int session_open(struct session *s, const struct session_config *cfg)
+{
+	struct symbolizer_opts so = {
+		.debug_dirs = (const char *const *)cfg->co->debug_dirs.items,
+		.nr_debug_dirs = cfg->co->debug_dirs.nr,
+		/* the metrics session never symbolizes */
+		.no_kernel = cfg->kind == SESSION_KIND_METRICS,
+		.no_lines = cfg->kind == SESSION_KIND_METRICS,
+	};
+	struct collect_opts co;
+	const char *why;
+	int err;
+
+	s->cfg = *cfg;
+	session_collect_opts(cfg, &co);
+	s->sym = symbolizer_new(&so);
+	if (!s->sym) {
+		err = -errno;
+		pr_err("cannot create symbolizer: %s", strerror(-err));
+		return err;
+	}
+	s->col = collect_open(&co, s->sym, &err, &why);
+	if (!s->col) {
+		pr_err("%s: %s", why, strerror(-err));
+		return err;
+	}
+	if (cfg->command) {
+		err = start_command(s);
+		if (err)
+			return err;
+	}
+	err = collect_attach(s->col);
+	if (err) {
+		pr_err("cannot attach BPF programs: %s", strerror(-err));
+		return err;
+	}
+	s->attached_ns = now_ns();
+	/* the profile's time and duration describe the same window: from here */
+	s->start_wall_ns = wall_ns();
+	pr_debug("attached after %.1f ms", (s->attached_ns - s->start_ns) / 1e6);
+	if (cfg->kind == SESSION_KIND_PROFILE) {
+		err = sampler_start(&s->sampler, s->col, (uint64_t)(cfg->interval_s * 1e9),
+				    s->attached_ns, cfg->co->modes.cpu, cfg->co->modes.syscall);
+		if (err) {
+			pr_err("cannot start the timeline: %s", strerror(-err));
+			return err;
+		}
+		s->sampling = true;
+	}
+	return cfg->command ? release_command(s) : 0;
+}
+
+static bool command_alive(struct session *s)
+{
+	if (s->child_status != -1)
+		return false;
+	if (waitpid(s->child.pid, &s->child_status, WNOHANG) == s->child.pid)
+		return false;
+	s->child_status = -1;
+	return true;
+}
+
+bool session_targets_alive(struct session *s)
+{
+	const struct pid_list *pids = &s->cfg.co->pids;
+	size_t i;
+
+	if (s->have_child)
+		return command_alive(s);
+	if (!pids->nr)
+		return true;	/* -a / --comm: until -d or a signal */
+	for (i = 0; i < pids->nr; i++)
+		if (!kill(pids->items[i], 0) || errno != ESRCH)
+			return true;
+	return false;
+}
+
+/* Milliseconds until the next thing due: a timeline boundary, the tick, the deadline. */
+static int wait_ms(struct session *s, const struct session_loop *l, uint64_t t,
+		   uint64_t next_tick)
+{
+	int ms = s->sampling ? sampler_wait_ms(&s->sampler, t, 100) : 100;
+
+	if (l->tick && next_tick > t && (next_tick - t) / 1000000 < (uint64_t)ms)
+		ms = (next_tick - t + 999999) / 1000000;
+	if (l->deadline_ns && l->deadline_ns > t && (l->deadline_ns - t) / 1000000 < (uint64_t)ms)
+		ms = (l->deadline_ns - t + 999999) / 1000000;
+	return ms;
+}
+
+int session_run(struct session *s, const struct session_loop *l)
+{
+	uint64_t next_tick = 0, t;
+	int err = 0;
+
+	while (!err && !(l->stop && l->stop(l->arg))) {
+		if (l->until_targets_exit && !session_targets_alive(s))
+			break;
+		t = now_ns();
+		if (l->deadline_ns && t >= l->deadline_ns)
+			break;
+		if (l->tick && t >= next_tick) {
+			err = l->tick(l->arg);
+			next_tick = t + l->tick_ms * 1000000ULL;
+			if (err)
+				break;
+		}
+		if (s->sampling) {
+			err = sampler_tick(&s->sampler, t, false);
+			if (err) {
+				pr_err("cannot sample the timeline: %s", strerror(-err));
+				break;
+			}
+		}
+		err = collect_poll(s->col, wait_ms(s, l, t, next_tick));
+	}
+	return err;
+}
+
+/*
+ * Recording stopped while the command still runs (-d, or a signal sent to
+ * latprof alone): end it with SIGTERM as perf does, and give it two seconds.
+ * After Ctrl-C the terminal signalled the command too; this only reaps it.
+ */
+static void stop_command(struct session *s)
+{
+	int i;
+
+	if (!s->have_child || s->child_status != -1)
+		return;
+	for (i = 0; i < 200; i++) {
+		if (waitpid(s->child.pid, &s->child_status, WNOHANG) == s->child.pid)
+			return;
+		if (i == 5)
+			kill(s->child.pid, SIGTERM);
+		usleep(10000);
+	}
+	s->child_status = -1;
+	pr_warn("command %d still running after SIGTERM", s->child.pid);
+}
+
+static int store_run_meta(struct session *s, struct profile *p, const char *command_line)
+{
+	const struct collector_opts *o = s->cfg.co;
+	struct utsname u;
+	struct run_meta m = {
+		.version = LATPROF_VERSION,
+		.command_line = command_line,
+		.kernel = uname(&u) ? NULL : u.release,
+		.freq_hz = o->freq_hz,
+		.unwind = o->unwind_dwarf ? "dwarf" : "fp",
+		.mode = collectopts_mode_name(&o->modes),
+		.syscall_hooks = !collectopts_needs_syscalls(o) ? NULL :
+				 collect_raw_tp(s->col) ? "raw_tp" : "tp_btf",
+		.has_min_duration = o->modes.syscall,
+		.min_duration_us = o->min_duration_us,
+		.has_min_block = o->modes.offcpu,
+		.min_block_us = o->min_block_us,
+		.syscalls = o->syscalls_arg,
+		.track = collectopts_track_name(o),
+		.startup_ns = s->attached_ns - s->start_ns,
+		.has_exit_status = s->have_child && s->child_status != -1 &&
+				   WIFEXITED(s->child_status),
+		.exit_status = WEXITSTATUS(s->child_status),
+	};
+
+	p->time_ns = s->start_wall_ns;
+	p->duration_ns = s->end_ns - s->attached_ns;
+	return run_meta_store(&m, p);
+}
+
+/*
+ * The timeline and the process tree; the command's own wait status stands
+ * in for a lost exit event.
+ */
+static int store_processes(struct session *s, struct profile *p)
+{
+	struct proc_info *pi = s->have_child ? proc_tree_find(collect_procs(s->col),
+							      s->child.pid) : NULL;
+
+	if (pi && !pi->has_status && s->child_status != -1) {
+		pi->status = s->child_status;
+		pi->has_status = true;
+	}
+	return sampler_store(&s->sampler, p);
+}
+
+int session_finish(struct session *s, const char *command_line, struct profile **out)
+{
+	struct profile *p = profile_new();
+	struct rusage ru;
+	int err = p ? 0 : -ENOMEM;
+
+	*out = NULL;
+	s->end_ns = now_ns();
+	collect_detach(s->col);
+	stop_command(s);
+	/* after detach: syscalls in flight at the stop count in the last interval */
+	if (!err && s->sampling)
+		err = sampler_tick(&s->sampler, s->end_ns, true);
+	if (!err)
+		err = collect_build_profile(s->col, p);
+	if (!err)
+		err = store_run_meta(s, p, command_line);
+	if (!err && s->sampling)
+		err = store_processes(s, p);
+	if (err) {
+		pr_err("cannot build profile: %s", strerror(-err));
+		profile_free(p);
+		return err;
+	}
+	if (!getrusage(RUSAGE_SELF, &ru))
+		pr_debug("peak RSS %ld KiB", ru.ru_maxrss);
+	*out = p;
+	return 0;
+}
+
+void session_release(struct session *s)
+{
+	if (s->have_child && s->child_status == -1 && s->child.release_fd >= 0)
+		child_abort(&s->child);
+	if (s->sampling)
+		sampler_release(&s->sampler);
+	s->sampling = false;
+	collect_free(s->col);
+	s->col = NULL;
+	symbolizer_free(s->sym);
+	s->sym = NULL;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One BPF session, as record, serve's metrics and serve's profiles all run
+ * it: the symbolizer, the collectors sized by one policy, a -- COMMAND
+ * started held and released once the programs are attached, the timeline
+ * sampler; one poll loop with a stop condition and a tick; one finish that
+ * detaches, stops the command, builds the profile and writes the same run
+ * metadata (runmeta.h) wherever the profile is made. The only caller of
+ * collect_open() and collect_attach(). Prints each failure once, with its
+ * context.
+ */
+#ifndef LATPROF_SESSION_H
+#define LATPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/collect.h"
+#include "src/collectopts.h"
+#include "src/profile.h"
+#include "src/sampler.h"
+#include "src/target.h"
+#include "symbolize/symbolize.h"
+
+enum session_kind {
+	/* stacks kept and symbolized into a profile: record, serve's profiles */
+	SESSION_KIND_PROFILE,
+	/* counters only, drained into metrics; lifecycle events to proc_fn */
+	SESSION_KIND_METRICS,
+};
+
+struct session_config {
+	enum session_kind kind;
+	const struct collector_opts *co;	/* borrowed for the session's life */
+	char **command;			/* -- COMMAND to start held, or NULL */
+	double interval_s;		/* the timeline's interval (profiles) */
+	collect_proc_fn proc_fn;	/* metrics: lifecycle events */
+	void *proc_arg;
+};
+
+struct session {
+	struct session_config cfg;
+	struct symbolizer *sym;
+	struct collect *col;
+	struct child child;
+	bool have_child;
+	int child_status;		/* wait status, -1 while it runs */
+	struct sampler sampler;
+	bool sampling;
+	uint64_t start_ns;		/* session_init: latprof's start */
+	uint64_t attached_ns, end_ns;	/* CLOCK_MONOTONIC */
+	uint64_t start_wall_ns;		/* wall clock at attach */
+};
+
+/* Zero @s and note the start time (for the start-up metadata). */
+void session_init(struct session *s);
+
+/*
+ * Open, load and attach the collectors of @cfg, start and then release its
+ * command. 0 or -errno after printing why; -ENOENT or -EACCES: the command
+ * cannot be run (bad input).
+ */
+int session_open(struct session *s, const struct session_config *cfg);
+
+/* What the loop asks of its caller; each callback may be NULL. */
+struct session_loop {
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC; 0: none */
+	bool (*stop)(void *arg);	/* true: end now */
+	int (*tick)(void *arg);		/* every tick_ms; 0 or -errno ends the loop */
+	unsigned int tick_ms;
+	bool until_targets_exit;	/* end when the command or every -p pid is gone */
+	void *arg;
+};
+
+/*
+ * Poll the session (lifecycle events, the timeline's boundaries) until the
+ * deadline, @l->stop or (with until_targets_exit) the targets' end. 0 or
+ * -errno (printed).
+ */
+int session_run(struct session *s, const struct session_loop *l);
+
+/*
+ * Detach, end a command still running (SIGTERM after 50 ms), and build the
+ * profile of a SESSION_KIND_PROFILE session into *@out (owned by the
+ * caller): samples, processes, timeline and the run metadata, with
+ * @command_line as latprof's own. 0 or -errno (printed).
+ */
+int session_finish(struct session *s, const char *command_line, struct profile **out);
+
+/* Free everything; a command never released is killed. */
+void session_release(struct session *s);
+
+/* Are the targets still there (the command, or one of the -p pids)? */
+bool session_targets_alive(struct session *s);
+
+#endif

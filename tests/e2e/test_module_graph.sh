@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The shape of src/ (issue 15, docs/design.md "Sessions and options"):
+#   - no include circle between modules (a module: NAME.c + NAME.h, and the
+#     files that share its private header NAME_priv.h, as collect_build.c
+#     does; an edge X -> Y when a file of X includes "src/Y.h");
+#   - verb files (src/cmd_*.c) have no header and no other file includes
+#     one: what another verb needs lives in a module of its own;
+#   - the libraries symbolize/ and flamegraph/ include nothing from src/ but
+#     the leaves util.h, strtab.h and hashmap.h (STYLE.md), which include no
+#     other src/ header;
+#   - one caller of the BPF session's open and attach: src/session.c.
+# Ground truth: the #include lines and calls in the tree itself.
+. "$(dirname "$0")/lib.sh"
+
+/usr/bin/python3 - "$_lib_dir/../.." <<'PYEOF' || fail "the module graph has a problem (above)"
+import os, re, sys
+root = sys.argv[1]
+inc = re.compile(r'^#include "([^"]+)"', re.M)
+bad = []
+graph = {}
+leaves = ("src/util.h", "src/strtab.h", "src/hashmap.h")
+def module(name, text):
+    """NAME of NAME.c/NAME.h; a file including src/M_priv.h belongs to M."""
+    if name.endswith("_priv.h"):
+        return name[:-7]
+    for path in inc.findall(text):
+        if path.endswith("_priv.h"):
+            return path[4:-7]
+    return name[:-2]
+for name in sorted(os.listdir(os.path.join(root, "src"))):
+    if not name.endswith((".c", ".h")):
+        continue
+    text = open(os.path.join(root, "src", name)).read()
+    mod = module(name, text)
+    for path in inc.findall(text):
+        if "src/" + name in leaves and path.startswith("src/") and path not in leaves:
+            bad.append("the leaf src/%s includes %s" % (name, path))
+        if path.endswith("_priv.h"):
+            continue
+        if path.startswith("src/cmd_"):
+            bad.append("src/%s includes the verb file %s" % (name, path))
+        if path.startswith("src/") and path.endswith(".h") and path[4:-2] != mod:
+            graph.setdefault(mod, set()).add(path[4:-2])
+    if name.startswith("cmd_") and name.endswith(".h"):
+        bad.append("verb file with a header: src/%s" % name)
+    if name != "session.c" and name != "collect.c" and re.search(r'\bcollect_(open|attach)\s*\(', text) \
+       and not name.endswith(".h"):
+        bad.append("src/%s calls collect_open/collect_attach (only src/session.c may)" % name)
+for lib in ("symbolize", "flamegraph"):
+    for name in sorted(os.listdir(os.path.join(root, lib))):
+        if name.endswith((".c", ".h")):
+            for path in inc.findall(open(os.path.join(root, lib, name)).read()):
+                if path.startswith("src/") and path not in leaves:
+                    bad.append("%s/%s includes %s" % (lib, name, path))
+# cycles: depth-first search, reporting each circle once
+state, stack = {}, []
+def visit(m):
+    state[m] = 1
+    stack.append(m)
+    for n in sorted(graph.get(m, ())):
+        if state.get(n) == 1:
+            bad.append("include circle: " + " -> ".join(stack[stack.index(n):] + [n]))
+        elif not state.get(n):
+            visit(n)
+    stack.pop()
+    state[m] = 2
+for m in sorted(graph):
+    if not state.get(m):
+        visit(m)
+for b in bad:
+    print("  " + b)
+print("  %d modules, %d include edges" % (len(graph), sum(len(v) for v in graph.values())))
+sys.exit(1 if bad else 0)
+PYEOF
+pass "src/ has no include circle, no included verb file; the libraries keep to the leaves; one session opener"
