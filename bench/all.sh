@@ -446,6 +446,11 @@ summary()
 	printf "%-10s %-26s %-30s %9s %9s %9s  %s\n" section tool metric min median max ratio
 	awk -F'\t' '{ printf "%-10s %-26s %-30s %9s %9s %9s  %s\n", $1, $2, $3, $4, $5, $6, $7 }' \
 		"$TABLE"
+	if [ -s "$TMP/syscall.txt" ] && grep -q '^per program' "$TMP/syscall.txt"; then
+		echo
+		echo "syscall section, per BPF program (kernel.bpf_stats_enabled; one extra run each):"
+		awk '/^per program/ { on = 1; next } on && !NF { exit } on' "$TMP/syscall.txt"
+	fi
 	if [ -s "$TMP/notes.txt" ]; then
 		echo
 		echo "notes:"

@@ -52,6 +52,20 @@ need_root()
 	[ "$(id -u)" = 0 ] || die "needs root ($1)"
 }
 
+# need_tracefs: mounts tracefs (and debugfs) where the tools look for
+# tracepoints, when the machine has not: syscount, perf trace and bpftrace's
+# tracepoint probes read the tracepoints' ids and formats there, and fail
+# without it ("failed to determine tracepoint ... perf event ID"). latprof
+# itself does not need it (tp_btf and raw_tp attach by BTF and name).
+need_tracefs()
+{
+	[ -d /sys/kernel/tracing/events ] ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+		echo "$BENCH: warning: cannot mount tracefs: syscount, perf trace and bpftrace may fail" >&2
+	[ -d /sys/kernel/debug/tracing ] || mountpoint -q /sys/kernel/debug ||
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null || true
+}
+
 # need_latprof: dies unless LATPROF is an executable
 need_latprof()
 {
@@ -315,4 +329,63 @@ stop_tool()
 		sed 's/^/    /' "$TMP/tool.err" >&2
 		die "$name: exited with status $rc"
 	fi
+}
+
+# BPF program run time, kernel.bpf_stats_enabled (run_time_ns, run_cnt per
+# program): what each program of a tool costs per run, measured by the
+# kernel around the program alone, so host noise outside it does not count.
+# bpf_stats_on / bpf_stats_off switch the accounting (it costs two clock
+# reads per program run: never on during the timed rounds); prog_snapshot
+# FILE saves every program's counters; prog_delta A B PID PATTERN prints,
+# for each program that process PID holds (its fds' prog_id, so another
+# BPF tool on the machine does not count) and whose name matches the
+# regexp PATTERN, "name<TAB>runs<TAB>ns per run" between the snapshots.
+BPF_STATS_OLD=
+bpf_stats_on()
+{
+	BPF_STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null) || return 1
+	sysctl -qw kernel.bpf_stats_enabled=1
+}
+
+bpf_stats_off()
+{
+	[ -n "$BPF_STATS_OLD" ] && sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_OLD"
+	BPF_STATS_OLD=
+}
+
+prog_snapshot()
+{
+	bpftool -j prog show >"$1" 2>/dev/null
+}
+
+prog_delta()
+{
+	python3 - "$1" "$2" "$3" "$4" <<'PY'
+import glob, json, re, sys
+ids = set()
+for path in glob.glob("/proc/%s/fdinfo/*" % sys.argv[3]):
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("prog_id:"):
+                    ids.add(int(line.split()[1]))
+    except OSError:
+        pass
+def load(path):
+    try:
+        with open(path) as f:
+            return {p["id"]: p for p in json.load(f)}
+    except (OSError, ValueError):
+        return {}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+for pid, p in sorted(b.items()):
+    name = p.get("name", "")
+    if pid not in ids or not re.search(sys.argv[4], name):
+        continue
+    q = a.get(pid, {})
+    runs = p.get("run_cnt", 0) - q.get("run_cnt", 0)
+    ns = p.get("run_time_ns", 0) - q.get("run_time_ns", 0)
+    if runs > 0:
+        print("%s\t%d\t%.1f" % (name, runs, ns / runs))
+PY
 }

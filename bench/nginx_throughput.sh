@@ -43,6 +43,7 @@ CLIENT_CPU=0	# wrk
 CONNS=50
 
 need_root "the tools attach BPF programs and perf events"
+need_tracefs
 [ -x "$FLOOR" ] || die "floor not found: $FLOOR (run make bench-floor)"
 [ -x "$NGINX" ] || die "nginx not found: $NGINX (apt-get install -y nginx)"
 command -v "$WRK" >/dev/null 2>&1 || die "wrk not found (apt-get install -y wrk)"

@@ -36,6 +36,7 @@ CPU=1		# the workload and the tool share it
 SLOW_DIV=100
 
 need_root "the tools attach BPF programs, perf events and ptrace"
+need_tracefs
 [ -x "$WORK" ] || die "fixture not found: $WORK (run make fixtures)"
 [ -x "$FLOOR" ] || die "floor not found: $FLOOR (run make bench-floor)"
 [ "$(nproc)" -gt "$CPU" ] || die "needs at least $((CPU + 1)) CPUs"
@@ -57,9 +58,9 @@ has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
 has "$PERF" "perf trace" && VARIANTS="$VARIANTS perf_trace"
 has "$STRACE" strace && VARIANTS="$VARIANTS strace"
-# A/B of two latprof builds: LATPROF_B=path adds the variant lp_b;
-# BENCH_VARIANTS="base floor lp lp_b" runs only those
-[ -n "${LATPROF_B:-}" ] && VARIANTS="$VARIANTS lp_b"
+# A/B of two latprof builds: LATPROF_B=path adds the variants lp_b and
+# lp_b_other; BENCH_VARIANTS="base floor lp lp_b" runs only those
+[ -n "${LATPROF_B:-}" ] && VARIANTS="$VARIANTS lp_b lp_b_other"
 VARIANTS=${BENCH_VARIANTS:-$VARIANTS}
 
 # run VARIANT ROUND: one run of the workload under VARIANT; appends to RUNS.
@@ -83,6 +84,7 @@ run()
 	lp) cmd=("$LATPROF" record --mode syscall -q -o "$TMP/lp.pb.gz" -p "$WPID") ;;
 	lp_other) cmd=("$LATPROF" record --mode syscall -q -o "$TMP/lp.pb.gz" -p "$SLEEPER") ;;
 	lp_b) cmd=("$LATPROF_B" record --mode syscall -q -o "$TMP/lp.pb.gz" -p "$WPID") ;;
+	lp_b_other) cmd=("$LATPROF_B" record --mode syscall -q -o "$TMP/lp.pb.gz" -p "$SLEEPER") ;;
 	syscount) cmd=("$SYSCOUNT" -L -p "$WPID") ;;
 	bpftrace) cmd=("$BPFTRACE" -e "
 		tracepoint:raw_syscalls:sys_enter /pid == $WPID/ { @start[tid] = nsecs; }
@@ -108,14 +110,21 @@ run()
 		esac
 		c0=$(cpu_s "$TPID")
 	fi
+	[ -n "${PROGS:-}" ] && prog_snapshot "$TMP/progs0.json"
 	echo go >"$TMP/go"
 	wait "$WPID" || die "$v: $WORK failed: $(cat "$TMP/work.err")"
 	WPID=
+	if [ -n "${PROGS:-}" ]; then
+		prog_snapshot "$TMP/progs1.json"
+		prog_delta "$TMP/progs0.json" "$TMP/progs1.json" "$TPID" "$PROG_PATTERN" |
+			awk -v v="$v" -v n="$calls" '{ printf "%s\t%s\t%.3f\n", v, $0, $2 / (2000 * n) }' \
+			>>"$PROGS"
+	fi
 	if [ -n "$TPID" ]; then
 		c1=$(cpu_s "$TPID")
 		stop_tool "$v"
 		case $v in
-		lp | lp_other | lp_b) [ -s "$TMP/lp.pb.gz" ] || die "$v: latprof wrote no profile" ;;
+		lp | lp_other | lp_b | lp_b_other) [ -s "$TMP/lp.pb.gz" ] || die "$v: latprof wrote no profile" ;;
 		esac
 	else
 		c0=0 c1=0
@@ -134,6 +143,28 @@ run()
 }
 
 run_rounds "bench_sys $ITERS k getppid + $ITERS k read (perf trace, strace: 1/$SLOW_DIV)"
+
+# The parts: one more run of each BPF variant with kernel.bpf_stats_enabled,
+# outside the timed rounds (the accounting adds two clock reads per program
+# run), giving each program's own ns per run and runs per workload syscall.
+# Programs on the syscall hooks (and latprof's sched_switch) by name:
+# latprof's tp_/raw_sys_*, the floor's, syscount's and bpftrace's.
+PROG_PATTERN='sys_enter|sys_exit|sched_switch|tracepoint_raw'
+PROGS_FILE=$TMP/progs.tsv	# variant program runs ns_per_run runs_per_call
+: >"$PROGS_FILE"
+if bpf_stats_on; then
+	trap 'bpf_stats_off; for p in $TPID $WPID $SLEEPER; do kill -9 "$p" && wait "$p"; done 2>/dev/null; cleanup' EXIT
+	for v in $VARIANTS; do
+		case $v in
+		floor | lp | lp_other | lp_b | lp_b_other | syscount | bpftrace)
+			RUNS=$TMP/progs_runs.tsv PROGS=$PROGS_FILE run "$v" 0 ;;
+		esac
+	done
+	bpf_stats_off
+	echo "  per-program pass done" >&2
+else
+	echo "$BENCH: warning: no kernel.bpf_stats_enabled: no per-program breakdown" >&2
+fi
 
 # summary: per variant min/median/max ns per call of both syscalls, the
 # median over rounds of the cost added to the same round's base run, its
@@ -198,6 +229,7 @@ summary()
 			label["lp"] = "latprof"
 			label["lp_other"] = "latprof, other pid"
 			label["lp_b"] = "latprof B (LATPROF_B)"
+			label["lp_b_other"] = "latprof B, other pid"
 			label["syscount"] = "syscount -L"
 			label["perf_trace"] = "perf trace -s"
 			label["strace"] = "strace -c"
@@ -215,6 +247,14 @@ summary()
 					(f > 0 ? sprintf("%.1fx", m / f) : "-")
 			}
 		}' "$TMP/sum.tsv"
+	if [ -s "$PROGS_FILE" ]; then
+		echo
+		echo "per program (kernel.bpf_stats_enabled, one extra run each, outside the rounds):"
+		echo "the program's own run time, and its runs per workload syscall"
+		printf "  %-13s %-34s %12s %10s %9s\n" variant program runs "ns/run" "runs/call"
+		awk -F'\t' '{ printf "  %-13s %-34s %12d %10.1f %9.3f\n", $1, $2, $3, $4, $5 }' \
+			"$PROGS_FILE"
+	fi
 	# Without a tool in user space (all but perf trace and strace) the
 	# workload is on CPU for its whole loop; less means something else ran
 	# on its CPU, or the host took it away.

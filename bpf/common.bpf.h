@@ -25,6 +25,7 @@ extern const volatile __u32 cfg_nr_comms;	/* --comm filters in cfg_comms */
 extern const volatile __u32 cfg_self_tgid;	/* latprof itself: never a target */
 extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
 extern const volatile __u32 cfg_sys_fast_slots;	/* <= LP_SYS_FAST_SLOTS */
+extern __u64 lp_target_bits[LP_TARGET_WORDS];	/* latprof.h */
 
 /*
  * Map types are named so that the definitions in targets.bpf.c and the extern
@@ -49,7 +50,8 @@ struct events_map {
 	__uint(max_entries, 256 * 1024);
 };
 
-struct stacks_map {	/* bpf_get_stackid: kernel stacks, and frame-pointer user stacks */
+/* bpf_get_stackid: kernel stacks, and frame-pointer user stacks (stackid_get) */
+struct stacks_map {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 16384);	/* resized by user space before load */
 	__uint(key_size, sizeof(__u32));
@@ -71,6 +73,8 @@ struct fast_slots_map {
 extern struct procs_map procs SEC(".maps");
 extern struct fast_slots_map fast_slots SEC(".maps");
 extern struct stacks_map stacks SEC(".maps");
+extern struct stacks_map stacks_b SEC(".maps");
+extern struct stacks_map stacks_c SEC(".maps");
 extern struct stats_map stats SEC(".maps");
 extern struct events_map events SEC(".maps");
 
@@ -114,6 +118,31 @@ static __always_inline void count_stackid_error(__s32 id, __u32 eexist, __u32 ef
 		stat_inc(other);
 }
 
+/*
+ * bpf_get_stackid for the stack of @ctx, whose collisions go to a second and
+ * a third map. A stack trace map is a hash table without chains: a stack
+ * whose bucket holds another one gets -EEXIST, at birthday odds, long
+ * before the map is full (simulated: 2500 distinct stacks in 4096 buckets
+ * lose 630). Each further map takes only the stacks refused before it,
+ * which makes a chain of three per bucket: 17 of those 2500 lost, none of
+ * 1000 (111 with one map). The id names the map (latprof.h); -EEXIST only
+ * when all three refuse the stack.
+ */
+static __always_inline __s32 stackid_get(void *ctx, __u64 flags)
+{
+	__s32 id = bpf_get_stackid(ctx, &stacks, flags);
+
+	if (id != -EEXIST)
+		return id;
+	id = bpf_get_stackid(ctx, &stacks_b, flags);
+	if (id >= 0)
+		return id | (1 << LP_STACK_ID_MAP_SHIFT);
+	if (id != -EEXIST)
+		return id;
+	id = bpf_get_stackid(ctx, &stacks_c, flags);
+	return id >= 0 ? id | (2 << LP_STACK_ID_MAP_SHIFT) : id;
+}
+
 static __always_inline bool comm_matches(const char *comm)
 {
 	__u32 i, j;
@@ -152,6 +181,23 @@ static __always_inline __u32 fast_slot_alloc(__u32 tgid)
 	return slot + 1;
 }
 
+/*
+ * Can @tgid be a target? false is certain (its bit is clear, and neither -a
+ * nor --comm can make it one now); true has to be confirmed in procs.
+ */
+static __always_inline bool maybe_target(__u32 tgid)
+{
+	if (cfg_all || cfg_nr_comms)
+		return true;
+	return lp_target_bits[(tgid / 64) & (LP_TARGET_WORDS - 1)] & (1ULL << (tgid & 63));
+}
+
+static __always_inline void target_bit_set(__u32 tgid)
+{
+	__sync_fetch_and_or(&lp_target_bits[(tgid / 64) & (LP_TARGET_WORDS - 1)],
+			    1ULL << (tgid & 63));
+}
+
 /* Start tracing @tgid. Returns its state, or NULL when the map is full. */
 static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
 {
@@ -163,6 +209,7 @@ static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
 		stat_inc(LP_STAT_PROCS_DROPPED);
 		return NULL;
 	}
+	target_bit_set(tgid);
 	if (!err)
 		event_send(LP_EVENT_NEW, tgid, ppid, 0);
 	return bpf_map_lookup_elem(&procs, &tgid);
@@ -175,9 +222,12 @@ static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
  */
 static __always_inline struct lp_proc *current_target(__u32 tgid)
 {
-	struct lp_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct lp_proc *p;
 	char comm[LP_COMM_LEN];
 
+	if (!maybe_target(tgid))
+		return NULL;
+	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (p || !tgid || tgid == cfg_self_tgid)
 		return p;
 	if (cfg_all)

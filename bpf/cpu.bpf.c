@@ -48,7 +48,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.gen = proc->gen;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	/* a sample taken in user mode has no kernel stack: not a loss */
-	key.kstack_id = in_user_mode(ctx) ? -ENOENT : bpf_get_stackid(ctx, &stacks, 0);
+	key.kstack_id = in_user_mode(ctx) ? -ENOENT : stackid_get(ctx, 0);
 	/* kernel threads have no user stack: not a loss */
 	kthread = bpf_get_current_task_btf()->flags & PF_KTHREAD;
 	if (kthread) {
@@ -61,7 +61,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		ustack_submit(LP_SAMPLE_CPU, tgid, key.gen, key.kstack_id, 1);
 		return 0;
 	} else {
-		key.ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		key.ustack_id = stackid_get(ctx, BPF_F_USER_STACK);
 	}
 	if (!kthread)
 		count_stackid_error(key.ustack_id, LP_STAT_USTACK_EEXIST, LP_STAT_USTACK_EFAULT,

@@ -9,6 +9,13 @@
 #define LP_COMM_LEN 16
 #define LP_MAX_COMMS 8
 #define LP_MAX_STACK_DEPTH 127
+/*
+ * A stack id names its map too (common.bpf.h, stackid_get): the map's index
+ * (0: stacks, 1: stacks_b, 2: stacks_c) above this bit, the id in it below.
+ */
+#define LP_STACK_ID_MAP_SHIFT 28
+#define LP_STACK_ID_MASK ((1U << LP_STACK_ID_MAP_SHIFT) - 1)
+#define LP_STACK_MAPS 3
 #define LP_MAX_STACK_COPY 32768	/* bytes of user stack copied for DWARF unwinding */
 #define LP_NR_REGS 17		/* x86-64 DWARF registers 0..16 (16 = ip) */
 
@@ -62,6 +69,17 @@ struct lp_proc_event {
 #define LP_HIST_SLOTS 32		/* log2 latency buckets, see struct lp_sys_stat */
 #define LP_MAX_SYSCALL_NR 512	/* --syscalls filter covers numbers below this */
 #define LP_SYS_FAST_SLOTS 8	/* processes whose syscall stats live in an array */
+/*
+ * The targets' tgids as bits (tgid modulo LP_TARGET_BITS) in a global array
+ * that every program reads with one load, no helper and no hash: a clear
+ * bit means "not a target", the answer for nearly every process on the
+ * machine; a set one (a target, or another tgid equal modulo the size) is
+ * confirmed in the procs hash. Bits are set by whoever adds a target (BPF
+ * at fork, --comm, -a; user space for -p and the command) and never
+ * cleared, so a check can only be conservative.
+ */
+#define LP_TARGET_BITS (1U << 17)
+#define LP_TARGET_WORDS (LP_TARGET_BITS / 64)
 
 enum lp_sample_kind {
 	LP_SAMPLE_CPU = 1,	/* value: 1 sample */

@@ -176,15 +176,20 @@ static __always_inline bool sys_entered(long nr)
 
 static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct lp_task *t = bpf_task_storage_get(&task_state, task, NULL, 0);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task;
+	struct lp_task *t;
 
+	/* nearly every syscall on the machine is not a target's: one load */
+	if (!maybe_target(tgid))
+		return 0;
+	task = bpf_get_current_task_btf();
+	t = bpf_task_storage_get(&task_state, task, NULL, 0);
 	/*
 	 * Only target threads get state, so having it is the target check, one
 	 * pointer away; a thread without it pays the procs hash lookup.
 	 */
 	if (!t) {
-		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 		struct lp_proc *proc = current_target(tgid);
 
 		if (!proc || !sys_entered(nr))
@@ -212,13 +217,17 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 
 static __always_inline int on_sys_exit(void *ctx, long ret)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct lp_task *t = bpf_task_storage_get(&task_state, task, NULL, 0);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct task_struct *task;
 	__u64 now, dur, latency;
 	struct lp_proc *proc;
-	__u32 tgid;
+	struct lp_task *t;
 	__s32 nr;
 
+	if (!maybe_target(tgid))
+		return 0;
+	task = bpf_get_current_task_btf();
+	t = bpf_task_storage_get(&task_state, task, NULL, 0);
 	/* only targets have a start time: the target check, without a hash */
 	if (!t || !t->sys_start)
 		return 0;
@@ -226,7 +235,6 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 	dur = now - t->sys_start;
 	t->sys_start = 0;
 	nr = t->sys_nr;
-	tgid = t->tgid;
 	if (cfg_track) {
 		track_sys_exit(task, t, nr, now, dur, ret);
 		if (cfg_sys_filter_on && !sys_traced(nr))
@@ -262,7 +270,7 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 			.nr = nr,
 		};
 
-		key.ustack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		key.ustack_id = stackid_get(ctx, BPF_F_USER_STACK);
 		count_stackid_error(key.ustack_id, LP_STAT_USTACK_EEXIST, LP_STAT_USTACK_EFAULT,
 				    LP_STAT_USTACK_OTHER);
 		bpf_get_current_comm(key.comm, sizeof(key.comm));
@@ -300,10 +308,13 @@ int raw_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state)
 {
-	struct lp_task *t = bpf_task_storage_get(&task_state, prev, NULL, 0);
 	__u32 tgid = BPF_CORE_READ(prev, tgid);
 	struct lp_proc *proc;
+	struct lp_task *t;
 
+	if (!maybe_target(tgid))
+		return;
+	t = bpf_task_storage_get(&task_state, prev, NULL, 0);
 	/* as in sys_enter: state means target; others pay the procs lookup */
 	if (!t) {
 		proc = current_target(tgid);
@@ -315,10 +326,10 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 	}
 	t->off_preempted = preempt || prev_state == TASK_RUNNING;
 	/* our own frames (the program, bpf_trace_run4, ...) are cut in user space */
-	t->off_kstack = bpf_get_stackid(ctx, &stacks, 0);
+	t->off_kstack = stackid_get(ctx, 0);
 	/* with DWARF, a syscall's user stack is copied at its sys_exit */
 	if (!cfg_unwind_dwarf || !t->sys_start)
-		t->off_ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		t->off_ustack = stackid_get(ctx, BPF_F_USER_STACK);
 	else
 		t->off_ustack = -ENOENT;
 	t->off_start = bpf_ktime_get_ns();
@@ -327,11 +338,14 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 /* next comes back: charge the interval (current is still prev). */
 static __always_inline void offcpu_in(struct task_struct *next)
 {
-	struct lp_task *t = bpf_task_storage_get(&task_state, next, NULL, 0);
 	struct lp_timed_key key = {};
 	__u64 dur, blocked, preempted;
 	struct lp_proc *proc;
+	struct lp_task *t;
 
+	if (!maybe_target(BPF_CORE_READ(next, tgid)))
+		return;
+	t = bpf_task_storage_get(&task_state, next, NULL, 0);
 	if (!t || !t->off_start)
 		return;
 	dur = bpf_ktime_get_ns() - t->off_start;

@@ -13,10 +13,13 @@ const volatile __u32 cfg_nr_comms = 0;
 const volatile __u32 cfg_self_tgid = 0;
 const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN] = {};
 const volatile __u32 cfg_sys_fast_slots = 0;
+__u64 lp_target_bits[LP_TARGET_WORDS] = {};
 
 struct procs_map procs SEC(".maps");
 struct fast_slots_map fast_slots SEC(".maps");
 struct stacks_map stacks SEC(".maps");
+struct stacks_map stacks_b SEC(".maps");
+struct stacks_map stacks_c SEC(".maps");
 struct stats_map stats SEC(".maps");
 struct events_map events SEC(".maps");
 

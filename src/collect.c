@@ -530,6 +530,10 @@ static void select_programs(struct collect *c, const struct kernel_features *f)
  * reliability tests shrink the sample, stack, syscall and process maps so that
  * they overflow, to check that drops are counted and reported, never fatal.
  */
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+
 static uint32_t debug_max_entries(uint32_t n)
 {
 	const char *v = getenv("LATPROF_DEBUG_MAX_ENTRIES");
@@ -580,7 +584,17 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	s->rodata->cfg_unwind_dwarf = o->unwind_dwarf;
 	s->rodata->cfg_python = c->py != NULL;
 	s->rodata->cfg_stack_size = o->stack_size;
+	/*
+	 * The collision maps (stackid_get): the first map's overflow only, so
+	 * at most 4096 entries each (about 4 MiB of kernel memory per map).
+	 */
 	err = bpf_map__set_max_entries(s->maps.stacks, debug_max_entries(o->max_stacks));
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.stacks_b,
+					       debug_max_entries(MIN(o->max_stacks, 4096)));
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.stacks_c,
+					       debug_max_entries(MIN(o->max_stacks, 4096)));
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustack_scratch, 2 * ncpu + 1);
 	if (!err)
@@ -749,6 +763,9 @@ int collect_add_pid(struct collect *c, pid_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.procs), &key, &zero, BPF_ANY))
 		return -errno;
+	/* the programs' first check (latprof.h): in the mmap'ed .bss they read */
+	__atomic_fetch_or(&c->skel->bss->lp_target_bits[(key / 64) & (LP_TARGET_WORDS - 1)],
+			  1ULL << (key & 63), __ATOMIC_RELAXED);
 	proc_images_snapshot(&c->images, pid, 0);
 	/* before recording starts: the interpreter's DWARF is read now */
 	python_probe(c, pid, 0, true);

@@ -192,12 +192,14 @@ static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc
 			 bool trim)
 {
 	uint64_t ips[LP_MAX_STACK_DEPTH] = { 0 };
-	int fd = bpf_map__fd(b->c->skel->maps.stacks);
+	struct bpf_map *map;
 	size_t skip = 0;
+	uint32_t key;
 
 	if (id < 0)
 		return 0;	/* bpf_get_stackid failed: counted in the kernel */
-	if (bpf_map_lookup_elem(fd, &id, ips)) {
+	map = collect_stack_map(b->c, id, &key);
+	if (!map || bpf_map_lookup_elem(bpf_map__fd(map), &key, ips)) {
 		/* the sample is kept without these frames: say so */
 		if (kernel)
 			b->kstack_missing++;

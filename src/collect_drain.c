@@ -92,16 +92,30 @@ static void drain_timed(struct collect *c, const struct collect_drain_ops *ops, 
 		ops->offcpu(ops->arg, key->tgid, comm, val->blocked_ns, val->preempted_ns);
 }
 
+struct bpf_map *collect_stack_map(struct collect *c, int32_t id, uint32_t *key)
+{
+	struct bpf_map *maps[LP_STACK_MAPS] = { c->skel->maps.stacks, c->skel->maps.stacks_b,
+						c->skel->maps.stacks_c };
+	uint32_t i = (uint32_t)id >> LP_STACK_ID_MAP_SHIFT;
+
+	*key = (uint32_t)id & LP_STACK_ID_MASK;
+	return i < LP_STACK_MAPS ? maps[i] : NULL;
+}
+
 /* Stack ids are only meaningful with the samples just taken out. */
 void collect_drain_stacks(struct collect *c)
 {
-	int fd = bpf_map__fd(c->skel->maps.stacks);
-	size_t n, max = bpf_map__max_entries(c->skel->maps.stacks);
-	uint32_t id;
+	uint32_t i, id;
 
-	for (n = 0; n < max && !bpf_map_get_next_key(fd, NULL, &id); n++)
-		if (bpf_map_delete_elem(fd, &id))
-			break;
+	for (i = 0; i < LP_STACK_MAPS; i++) {
+		struct bpf_map *m = collect_stack_map(c, i << LP_STACK_ID_MAP_SHIFT, &id);
+		size_t n, max = bpf_map__max_entries(m);
+		int fd = bpf_map__fd(m);
+
+		for (n = 0; n < max && !bpf_map_get_next_key(fd, NULL, &id); n++)
+			if (bpf_map_delete_elem(fd, &id))
+				break;
+	}
 }
 
 int collect_drain(struct collect *c, const struct collect_drain_ops *ops)

@@ -80,6 +80,9 @@ uint32_t collect_read_stats(struct collect *c, struct collect_stats *st);
 /* Empty the stack map (collect_drain.c). */
 void collect_drain_stacks(struct collect *c);
 
+/* The stack map that stack id @id (>= 0) is in, and its id there (latprof.h). */
+struct bpf_map *collect_stack_map(struct collect *c, int32_t id, uint32_t *key);
+
 /* Is @what ("stats", "stacks") in the hidden LATPROF_DEBUG_LOSE list? (collect.c) */
 bool collect_debug_lose(const char *what);
 
