@@ -336,10 +336,12 @@ stop_tool()
 # kernel around the program alone, so host noise outside it does not count.
 # bpf_stats_on / bpf_stats_off switch the accounting (it costs two clock
 # reads per program run: never on during the timed rounds); prog_snapshot
-# FILE saves every program's counters; prog_delta A B PID PATTERN prints,
-# for each program that process PID holds (its fds' prog_id, so another
-# BPF tool on the machine does not count) and whose name matches the
-# regexp PATTERN, "name<TAB>runs<TAB>ns per run" between the snapshots.
+# FILE [PID] saves every program's counters, and with PID the ids of the
+# programs that process holds (its fds' prog_id, in FILE.ids: another BPF
+# tool on the machine does not count); prog_delta A B PATTERN prints, for
+# each program of A's ids whose name matches the regexp PATTERN,
+# "name<TAB>runs<TAB>ns per run" between the snapshots. The ids are read
+# at the first snapshot: latprof -p exits with its target.
 BPF_STATS_OLD=
 bpf_stats_on()
 {
@@ -356,21 +358,19 @@ bpf_stats_off()
 prog_snapshot()
 {
 	bpftool -j prog show >"$1" 2>/dev/null
+	[ -z "${2:-}" ] || cat /proc/"$2"/fdinfo/* 2>/dev/null |
+		awk '/^prog_id:/ { print $2 }' | sort -u >"$1.ids"
 }
 
 prog_delta()
 {
-	python3 - "$1" "$2" "$3" "$4" <<'PY'
-import glob, json, re, sys
-ids = set()
-for path in glob.glob("/proc/%s/fdinfo/*" % sys.argv[3]):
-    try:
-        with open(path) as f:
-            for line in f:
-                if line.startswith("prog_id:"):
-                    ids.add(int(line.split()[1]))
-    except OSError:
-        pass
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, re, sys
+try:
+    with open(sys.argv[1] + ".ids") as f:
+        ids = {int(line) for line in f if line.strip()}
+except OSError:
+    ids = set()
 def load(path):
     try:
         with open(path) as f:
@@ -380,7 +380,7 @@ def load(path):
 a, b = load(sys.argv[1]), load(sys.argv[2])
 for pid, p in sorted(b.items()):
     name = p.get("name", "")
-    if pid not in ids or not re.search(sys.argv[4], name):
+    if pid not in ids or not re.search(sys.argv[3], name):
         continue
     q = a.get(pid, {})
     runs = p.get("run_cnt", 0) - q.get("run_cnt", 0)

@@ -110,13 +110,13 @@ run()
 		esac
 		c0=$(cpu_s "$TPID")
 	fi
-	[ -n "${PROGS:-}" ] && prog_snapshot "$TMP/progs0.json"
+	[ -n "${PROGS:-}" ] && prog_snapshot "$TMP/progs0.json" "$TPID"
 	echo go >"$TMP/go"
 	wait "$WPID" || die "$v: $WORK failed: $(cat "$TMP/work.err")"
 	WPID=
 	if [ -n "${PROGS:-}" ]; then
 		prog_snapshot "$TMP/progs1.json"
-		prog_delta "$TMP/progs0.json" "$TMP/progs1.json" "$TPID" "$PROG_PATTERN" |
+		prog_delta "$TMP/progs0.json" "$TMP/progs1.json" "$PROG_PATTERN" |
 			awk -v v="$v" -v n="$calls" '{ printf "%s\t%s\t%.3f\n", v, $0, $2 / (2000 * n) }' \
 			>>"$PROGS"
 	fi

@@ -176,14 +176,13 @@ static __always_inline bool sys_entered(long nr)
 
 static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct task_struct *task;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;	/* a load: no second helper call */
 	struct lp_task *t;
 
 	/* nearly every syscall on the machine is not a target's: one load */
 	if (!maybe_target(tgid))
 		return 0;
-	task = bpf_get_current_task_btf();
 	t = bpf_task_storage_get(&task_state, task, NULL, 0);
 	/*
 	 * Only target threads get state, so having it is the target check, one
@@ -217,8 +216,8 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 
 static __always_inline int on_sys_exit(void *ctx, long ret)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct task_struct *task;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
 	__u64 now, dur, latency;
 	struct lp_proc *proc;
 	struct lp_task *t;
@@ -226,7 +225,6 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 
 	if (!maybe_target(tgid))
 		return 0;
-	task = bpf_get_current_task_btf();
 	t = bpf_task_storage_get(&task_state, task, NULL, 0);
 	/* only targets have a start time: the target check, without a hash */
 	if (!t || !t->sys_start)
