@@ -144,9 +144,10 @@ run()
 
 run_rounds "bench_sys $ITERS k getppid + $ITERS k read (perf trace, strace: 1/$SLOW_DIV)"
 
-# The parts: one more run of each BPF variant with kernel.bpf_stats_enabled,
-# outside the timed rounds (the accounting adds two clock reads per program
-# run), giving each program's own ns per run and runs per workload syscall.
+# The parts: PROG_ROUNDS (3) more runs of each BPF variant, interleaved, with
+# kernel.bpf_stats_enabled, outside the timed rounds (the accounting adds
+# two clock reads per program run), giving each program's own ns per run
+# (the median of the runs) and runs per workload syscall.
 # Programs on the syscall hooks (and latprof's sched_switch) by name:
 # latprof's tp_/raw_sys_*, the floor's, syscount's and bpftrace's.
 PROG_PATTERN='sys_enter|sys_exit|sched_switch|tracepoint_raw'
@@ -154,11 +155,13 @@ PROGS_FILE=$TMP/progs.tsv	# variant program runs ns_per_run runs_per_call
 : >"$PROGS_FILE"
 if bpf_stats_on; then
 	trap 'bpf_stats_off; for p in $TPID $WPID $SLEEPER; do kill -9 "$p" && wait "$p"; done 2>/dev/null; cleanup' EXIT
-	for v in $VARIANTS; do
-		case $v in
-		floor | lp | lp_other | lp_b | lp_b_other | syscount | bpftrace)
-			RUNS=$TMP/progs_runs.tsv PROGS=$PROGS_FILE run "$v" 0 ;;
-		esac
+	for ((r = 0; r < ${PROG_ROUNDS:-3}; r++)); do
+		for v in $VARIANTS; do
+			case $v in
+			floor | lp | lp_other | lp_b | lp_b_other | syscount | bpftrace)
+				RUNS=$TMP/progs_runs.tsv PROGS=$PROGS_FILE run "$v" "$r" ;;
+			esac
+		done
 	done
 	bpf_stats_off
 	echo "  per-program pass done" >&2
@@ -249,11 +252,24 @@ summary()
 		}' "$TMP/sum.tsv"
 	if [ -s "$PROGS_FILE" ]; then
 		echo
-		echo "per program (kernel.bpf_stats_enabled, one extra run each, outside the rounds):"
-		echo "the program's own run time, and its runs per workload syscall"
-		printf "  %-13s %-34s %12s %10s %9s\n" variant program runs "ns/run" "runs/call"
-		awk -F'\t' '{ printf "  %-13s %-34s %12d %10.1f %9.3f\n", $1, $2, $3, $4, $5 }' \
-			"$PROGS_FILE"
+		echo "per program (kernel.bpf_stats_enabled, ${PROG_ROUNDS:-3} extra runs each, outside the rounds):"
+		echo "the program's own run time (median, min-max of the runs), and its runs per workload syscall"
+		printf "  %-13s %-24s %10s %15s %9s\n" variant program "ns/run" "min-max" "runs/call"
+		# per variant and program, in the order first seen: the runs' ns sorted
+		awk -F'\t' '
+			!(($1 SUBSEP $2) in n) { order[++k] = $1 SUBSEP $2 }
+			{ i = ++n[$1, $2]; ns[$1, $2, i] = $4; rpc[$1, $2] = $5 }
+			END {
+				for (j = 1; j <= k; j++) {
+					key = order[j]; m = n[key]
+					for (a = 1; a <= m; a++) v[a] = ns[key, a]
+					for (a = 2; a <= m; a++)
+						for (b = a; b > 1 && v[b - 1] > v[b]; b--) { t = v[b]; v[b] = v[b - 1]; v[b - 1] = t }
+					med = m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+					split(key, kv, SUBSEP)
+					printf "  %-13s %-24s %10.1f %7.1f-%-7.1f %9.3f\n", kv[1], kv[2], med, v[1], v[m], rpc[key]
+				}
+			}' "$PROGS_FILE"
 	fi
 	# Without a tool in user space (all but perf trace and strace) the
 	# workload is on CPU for its whole loop; less means something else ran
