@@ -257,8 +257,8 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 
 		if (s->values[lat] <= 0)
 			continue;
-		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | STACKS_FLAG_SYSCALL_LEAF, names,
-				     &st);
+		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | STACKS_FLAG_SYSCALL_LEAF |
+				     STACKS_FLAG_PROGRAM_ONLY, names, &st);
 		if (err)
 			break;
 		site_name(&st, buf, sizeof(buf));

@@ -103,9 +103,46 @@ static int push_location(const struct profile *p, const struct profile_location 
 	return 0;
 }
 
+bool stacks_syslib(const char *file)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libc-", "libpthread", "libdl", "librt", "libm.so", "libm-",
+		"ld-linux", "ld-musl", "libc.musl", "[vdso]",
+	};
+	const char *b = file ? base_name(file) : "";
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Is @m a system library's mapping (stacks_syslib)? */
+static bool mapping_syslib(const struct profile_mapping *m)
+{
+	return m && !profile_mapping_is_kernel(m) && stacks_syslib(m->file);
+}
+
+/* Has sample @s a user frame outside the system libraries? */
+static bool has_program_frame(const struct profile *p, const struct profile_sample *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_locs; i++) {
+		const struct profile_location *l = profile_location(p, s->locs[i]);
+		const struct profile_mapping *m = l ? profile_mapping(p, l->mapping_id) : NULL;
+
+		if (!profile_mapping_is_kernel(m) && !mapping_syslib(m))
+			return true;
+	}
+	return false;
+}
+
 int stack_names_of(const struct profile *p, const struct profile_sample *s, unsigned flags,
 		   struct strtab *names, struct stack_names *out)
 {
+	bool program = (flags & STACKS_FLAG_PROGRAM_ONLY) && has_program_frame(p, s);
 	size_t i;
 	int err;
 
@@ -113,7 +150,10 @@ int stack_names_of(const struct profile *p, const struct profile_sample *s, unsi
 	err = push_process(s, flags, names, out);
 	for (i = s->nr_locs; !err && i-- > 0;) {
 		const struct profile_location *l = profile_location(p, s->locs[i]);
+		const struct profile_mapping *m = l ? profile_mapping(p, l->mapping_id) : NULL;
 
+		if (program && mapping_syslib(m))
+			continue;
 		if (l)
 			err = push_location(p, l, flags, names, out);
 	}

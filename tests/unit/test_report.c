@@ -58,6 +58,8 @@
 #include "src/proctree.h"
 #include "src/report.h"
 #include "src/requests.h"
+#include "src/stacks.h"
+#include "src/strtab.h"
 #include "src/sysstats.h"
 #include "src/timeline.h"
 #include "src/util.h"
@@ -76,6 +78,7 @@ typedef int (*section_fn)(FILE *out, const struct report_opts *o, const struct p
 /* Functions of the fake program and kernel, and the location of each. */
 struct fns {
 	uint64_t main, handle, compute, wait_io, worker_loop, vfs_read;
+	uint64_t cond_wait, futex_wait;	/* in libc.so.6 */
 };
 
 static uint64_t loc_of(struct profile *p, uint64_t mapping, uint64_t address, const char *name)
@@ -94,15 +97,21 @@ static void add_locations(struct profile *p, struct fns *f)
 					  .limit = 0xffffffff82000000,
 					  .file = PROFILE_KERNEL_MAPPING, .build_id = "",
 					  .has_functions = true };
+	struct profile_mapping libc = { .start = 0x7f0000000000, .limit = 0x7f0000200000,
+					.file = "/usr/lib/x86_64-linux-gnu/libc.so.6", .build_id = "",
+					.has_functions = true };
 	uint64_t a = profile_add_mapping(p, &app), k = profile_add_mapping(p, &kernel);
+	uint64_t c = profile_add_mapping(p, &libc);
 
-	CHECK(a && k);
+	CHECK(a && k && c);
 	f->main = loc_of(p, a, 0x401000, "main");
 	f->handle = loc_of(p, a, 0x402000, "handle");
 	f->compute = loc_of(p, a, 0x403000, "compute");
 	f->wait_io = loc_of(p, a, 0x404000, "wait_io");
 	f->worker_loop = loc_of(p, a, 0x405000, "worker_loop");
 	f->vfs_read = loc_of(p, k, 0xffffffff81100000, "vfs_read");
+	f->cond_wait = loc_of(p, c, 0x7f0000091000, "pthread_cond_wait");
+	f->futex_wait = loc_of(p, c, 0x7f0000090000, "__futex_abstimed_wait_common");
 }
 
 /* One sample: @locs leaf first (0-terminated), @syscall NULL for none, @offcpu state or NULL. */
@@ -136,6 +145,7 @@ static void add_samples(struct profile *p, const struct fns *f)
 	const uint64_t handle[] = { f->handle, f->main, 0 };
 	const uint64_t read_k[] = { f->vfs_read, f->handle, f->main, 0 };
 	const uint64_t wait_io[] = { f->wait_io, f->main, 0 };
+	const uint64_t cond_wait[] = { f->futex_wait, f->cond_wait, f->wait_io, f->main, 0 };
 	const uint64_t worker[] = { f->worker_loop, f->main, 0 };
 
 	/* CPU: 100 samples at 100 Hz */
@@ -145,7 +155,7 @@ static void add_samples(struct profile *p, const struct fns *f)
 	/* slow syscalls (>= 1 ms); the futex wait was off CPU as well */
 	add_sample(p, read_k, 100, "app", "read", "file", 8 * MS, NULL,
 		   (int64_t[COL_NR]){ 0, 0, 4, 24991000 });
-	add_sample(p, wait_io, 100, "app", "futex", "sync", 30 * MS, "blocked",
+	add_sample(p, cond_wait, 100, "app", "futex", "sync", 30 * MS, "blocked",
 		   (int64_t[COL_NR]){ 0, 0, 2, 60 * MS, 60 * MS });
 	add_sample(p, wait_io, 100, "app", "nanosleep", "sleep", 100 * MS, NULL,
 		   (int64_t[COL_NR]){ 0, 0, 1, 100 * MS });
@@ -490,6 +500,53 @@ static void check_empty(void)
 	profile_free(p);
 }
 
+/*
+ * STACKS_FLAG_PROGRAM_ONLY: the C library's frames go, the program's stay;
+ * a stack with no frame outside the system libraries keeps them all (a site
+ * is never empty); kernel frames are not touched.
+ */
+static void check_program_only(void)
+{
+	struct profile *p = profile_new();
+	struct strtab *names = strtab_new();
+	struct stack_names st = { 0 };
+	struct fns f = { 0 };
+	size_t i;
+
+	CHECK(p && names && profile_add_type(p, "samples", "count") == 0);
+	if (!p || !names)
+		goto out;
+	add_locations(p, &f);
+	{
+		const uint64_t mixed[] = { f.vfs_read, f.futex_wait, f.cond_wait, f.wait_io, f.main };
+		const uint64_t only[] = { f.futex_wait, f.cond_wait };
+		const char *want_mixed[] = { "main", "wait_io", "vfs_read_[k]" };
+		const char *want_only[] = { "pthread_cond_wait", "__futex_abstimed_wait_common" };
+		int64_t one = 1;
+
+		CHECK(profile_add_sample(p, mixed, 5, &one, NULL, 0) == 0);
+		CHECK(profile_add_sample(p, only, 2, &one, NULL, 0) == 0);
+		CHECK(stack_names_of(p, &p->samples.items[0], STACKS_FLAG_NO_COMM |
+				     STACKS_FLAG_PROGRAM_ONLY, names, &st) == 0);
+		CHECK(st.nr == 3);
+		for (i = 0; i < st.nr && i < 3; i++)
+			CHECK(!strcmp(st.items[i], want_mixed[i]));
+		CHECK(stack_names_of(p, &p->samples.items[1], STACKS_FLAG_NO_COMM |
+				     STACKS_FLAG_PROGRAM_ONLY, names, &st) == 0);
+		CHECK(st.nr == 2);
+		for (i = 0; i < st.nr && i < 2; i++)
+			CHECK(!strcmp(st.items[i], want_only[i]));
+	}
+	CHECK(stacks_syslib("/lib/x86_64-linux-gnu/libpthread.so.0") && stacks_syslib("[vdso]") &&
+	      stacks_syslib("/usr/lib/x86_64-linux-gnu/libc.so.6") &&
+	      !stacks_syslib("/usr/lib/x86_64-linux-gnu/libcrypto.so.3") &&
+	      !stacks_syslib("/usr/bin/app"));
+out:
+	free(st.items);
+	strtab_free(names);
+	profile_free(p);
+}
+
 int main(void)
 {
 	struct profile *p;
@@ -504,5 +561,6 @@ int main(void)
 	}
 	profile_free(p);
 	check_empty();
+	check_program_only();
 	return check_exit();
 }
