@@ -33,6 +33,8 @@ static const char export_usage[] =
 	"                       syscalls       number of slow syscalls, same stacks\n"
 	"                       offcpu         nanoseconds off CPU (--mode offcpu)\n"
 	"                       wall           cpu-time + offcpu\n"
+	"                       W:path, W:idle only the syscall waits on the path of work,\n"
+	"                                      or only the idle ones (docs/syscalls.md)\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm' (folded, json)\n"
 	"      --py-lines       Python frames 'f (file.py:LINE)' (folded, json, svg)\n"
 	"      --top N          json: the N heaviest stacks in 'top_stacks' (default 10)\n"

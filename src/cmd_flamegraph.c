@@ -23,7 +23,8 @@
 static const char display_help[] =
 	"  -w, --weight W       what a stack is weighted by (default cpu): cpu, samples,\n"
 	"                       cpu-time, latency, syscalls, offcpu, or wall (hot/cold:\n"
-	"                       on-CPU and off-CPU time together, coloured by their split)\n"
+	"                       on-CPU and off-CPU time together, coloured by their split);\n"
+	"                       W:path or W:idle: only on-path or only idle syscall waits\n"
 	"      --title T        title (default: from the weight)\n"
 	"      --subtitle S     second line (default: the recorded command and duration)\n"
 	"      --width PX       image width, 200 to 20000 (default 1200)\n"

@@ -245,7 +245,7 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 			const struct sample_in *in)
 {
 	char comm[LP_COMM_LEN + 1] = { 0 }, sys[SYS_NAME_LEN];
-	struct profile_label labels[6] = {
+	struct profile_label labels[8] = {
 		{ .key = "pid", .num = in->tgid },
 		{ .key = "comm", .str = comm },
 	};
@@ -265,6 +265,10 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 		labels[nl++] = (struct profile_label){ .key = "syscall", .str = sys };
 		labels[nl++] = (struct profile_label){
 			.key = "category", .str = syscall_category_name(syscall_category(in->nr))
+		};
+		labels[nl++] = (struct profile_label){
+			.key = SYSCALL_WAIT_LABEL,
+			.str = syscall_idle_wait(in->nr) ? SYSCALL_WAIT_IDLE : SYSCALL_WAIT_PATH
 		};
 	}
 	base = nl;

@@ -410,6 +410,10 @@ int export_json(FILE *out, const struct profile *p, const struct profile_weight 
 
 	fprintf(out, "{\"format\":\"latprof-json\",\"version\":%d,\"weight\":", JSON_VERSION);
 	json_put_str(out, w->name);
+	if (w->wait) {	/* --weight NAME:path or :idle */
+		fputs(",\"wait\":", out);
+		json_put_str(out, w->wait);
+	}
 	fputs(",\"unit\":", out);
 	json_put_str(out, w->unit);
 	fprintf(out, ",\"total\":%" PRIu64 ",\"time_ns\":%" PRId64 ",\"duration_ns\":%" PRId64

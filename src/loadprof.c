@@ -7,6 +7,7 @@
 
 #include "src/pprof.h"
 #include "src/stacks.h"
+#include "src/syscalls.h"
 #include "src/util.h"
 
 struct profile *profile_load(const char *path)
@@ -42,13 +43,23 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 		{ "wall", { PROFILE_TYPE_CPU, PROFILE_TYPE_OFFCPU }, "nanoseconds",
 		  "cpu,offcpu", 0 },
 	};
-	size_t i, j;
+	const char *colon = strchr(name, ':'), *wait = NULL;
+	size_t i, j, len = colon ? (size_t)(colon - name) : strlen(name);
 
+	if (colon && !strcmp(colon + 1, SYSCALL_WAIT_IDLE))
+		wait = SYSCALL_WAIT_IDLE;
+	else if (colon && !strcmp(colon + 1, SYSCALL_WAIT_PATH))
+		wait = SYSCALL_WAIT_PATH;
+	else if (colon) {
+		pr_err("unknown wait filter '%s' in --weight %s (want :path or :idle)", colon + 1,
+		       name);
+		return -EINVAL;
+	}
 	for (i = 0; i < ARRAY_SIZE(weights); i++) {
-		if (strcmp(name, weights[i].weight))
+		if (strncmp(name, weights[i].weight, len) || weights[i].weight[len])
 			continue;
 		*w = (struct profile_weight){ .name = weights[i].weight, .unit = weights[i].unit,
-					      .stack_flags = weights[i].flags };
+					      .stack_flags = weights[i].flags, .wait = wait };
 		for (j = 0; j < 2 && weights[i].col[j]; j++) {
 			w->cols[j] = profile_type_index(p, weights[i].col[j]);
 			/* a foreign profile with one column: that is its weight */
@@ -72,6 +83,14 @@ int64_t profile_weight_of(const struct profile_weight *w, const struct profile_s
 {
 	int64_t v = 0;
 	int i;
+
+	if (w->wait) {
+		const struct profile_label *l = profile_sample_label(s, SYSCALL_WAIT_LABEL);
+		bool idle = l && l->str && !strcmp(l->str, SYSCALL_WAIT_IDLE);
+
+		if (idle != !strcmp(w->wait, SYSCALL_WAIT_IDLE))
+			return 0;
+	}
 
 	for (i = 0; i < w->nr_cols; i++)
 		if (s->values[w->cols[i]] > 0)

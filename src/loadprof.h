@@ -17,19 +17,25 @@ struct profile *profile_load(const char *path);
  * (wall = cpu time + off-CPU time), and how its stacks are named.
  */
 struct profile_weight {
-	const char *name;	/* "cpu", "latency", ... */
+	const char *name;	/* "cpu", "latency", ...: without the wait filter */
 	const char *unit;	/* "count" or "nanoseconds" */
 	int cols[2];
 	int nr_cols;
 	unsigned int stack_flags;	/* enum stacks_flag to add */
+	const char *wait;	/* ":idle" or ":path" filter: only the samples whose
+				 * syscall wait is idle (or is not), NULL: all
+				 * (syscalls.h, syscall_idle_wait) */
 };
 
 /* The names --weight accepts, for help and error messages. */
-#define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu or wall"
+#define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu or wall, " \
+	"optionally with :path or :idle"
 
 /*
- * Resolve --weight @name for @p: 0, or -EINVAL after printing why (unknown
- * weight, or the profile has no such values because the collector was off).
+ * Resolve --weight @name for @p: "WEIGHT" or "WEIGHT:path" / "WEIGHT:idle",
+ * which keep only the waits on the path of work (samples not labelled idle)
+ * or only the idle ones. 0, or -EINVAL after printing why (unknown weight or
+ * filter, or the profile has no such values because the collector was off).
  */
 int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w);
 

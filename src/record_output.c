@@ -120,7 +120,7 @@ int record_output_write(const struct record_output *o, const struct profile *p)
 	err = profile_weight_get(p, output_weight_for(o, p), &w);
 	if (err)
 		return err;
-	if (strcmp(w.name, output_weight(o)))
+	if (strncmp(w.name, output_weight(o), strcspn(output_weight(o), ":")))
 		pr_info("no CPU samples: %s weighted by %s", o->path, w.name);
 	return export_write_path(o->path, o->format, p, &w, 0);
 }

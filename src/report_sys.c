@@ -190,12 +190,16 @@ out:
 struct site {
 	const char *name;	/* interned */
 	uint64_t total_ns, calls, max_ns;
+	bool idle;		/* an idle wait (syscall_idle_wait) */
 };
 
+/* Waits on the path of work first, idle waits after; each by total time. */
 static int cmp_site(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
 
+	if (x->idle != y->idle)
+		return x->idle ? 1 : -1;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
 	return strcmp(x->name, y->name);
@@ -253,6 +257,7 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
 		const struct profile_label *max = profile_sample_label(s, "max_ns");
+		const struct profile_label *wait = profile_sample_label(s, SYSCALL_WAIT_LABEL);
 		struct site *site;
 
 		if (s->values[lat] <= 0)
@@ -267,6 +272,7 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 			err = -ENOMEM;
 			break;
 		}
+		site->idle = wait && wait->str && !strcmp(wait->str, SYSCALL_WAIT_IDLE);
 		site->total_ns += s->values[lat];
 		site->calls += calls >= 0 && s->values[calls] > 0 ? s->values[calls] : 0;
 		if (max && !max->str && (uint64_t)max->num > site->max_ns)
@@ -276,15 +282,41 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 	return err;
 }
 
+/* Print the sites [@from, @to) of @t, at most @top; returns their total time. */
+static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, size_t to,
+			    unsigned int top)
+{
+	uint64_t total = 0, top_total = 0;
+	char tot[16], max[16];
+	size_t i, len;
+
+	for (i = from; i < to; i++)
+		total += t->items[i].total_ns;
+	for (i = from; i < to && i - from < top; i++) {
+		const char *name = t->items[i].name;
+
+		top_total += t->items[i].total_ns;
+		report_fmt_ns(tot, sizeof(tot), t->items[i].total_ns);
+		report_fmt_ns(max, sizeof(max), t->items[i].max_ns);
+		len = strcspn(name, "\t");
+		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n  %24s%.*s\n", tot, t->items[i].calls,
+			max, (int)len, name, "", SITE_WIDTH, name[len] ? name + len + 1 : "");
+	}
+	if (to - from > top)
+		fprintf(out, "  ... %zu more sites, %.1f%% of the slow time in the top %u\n",
+			to - from - top, report_fmt_pct(top_total, total), top);
+	return total;
+}
+
 int report_slow_sites(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	int lat = profile_type_index(p, PROFILE_TYPE_LATENCY);
 	int calls = profile_type_index(p, PROFILE_TYPE_SYSCALLS);
 	struct strtab *names;
 	struct site_table t = { 0 };
-	uint64_t total = 0, top_total = 0;
-	char tot[16], max[16];
-	size_t i, len;
+	uint64_t idle_ns = 0, idle_calls = 0;
+	char tot[16];
+	size_t i, path;
 	int err;
 
 	if (lat < 0)
@@ -299,27 +331,28 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 			   "(syscalls >= %s us, innermost frames)",
 			   profile_get_meta(p, RUN_META_MIN_DURATION_US) ?
 			   profile_get_meta(p, RUN_META_MIN_DURATION_US) : "?");
-	if (!t.nr)
-		fprintf(out, "  none: no syscall reached the threshold\n");
-	else
-		fprintf(out, "  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
-	for (i = 0; i < t.nr; i++)
-		total += t.items[i].total_ns;
 	/* sorting moves the sites: the name index is of no use afterwards */
 	array_sort(t.items, t.nr, sizeof(*t.items), cmp_site);
-	for (i = 0; i < t.nr && i < o->top; i++) {
-		const char *name = t.items[i].name;
-
-		top_total += t.items[i].total_ns;
-		report_fmt_ns(tot, sizeof(tot), t.items[i].total_ns);
-		report_fmt_ns(max, sizeof(max), t.items[i].max_ns);
-		len = strcspn(name, "\t");
-		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n  %24s%.*s\n", tot, t.items[i].calls,
-			max, (int)len, name, "", SITE_WIDTH, name[len] ? name + len + 1 : "");
+	for (path = 0; path < t.nr && !t.items[path].idle; path++)
+		;
+	if (!t.nr)
+		fprintf(out, "  none: no syscall reached the threshold\n");
+	else if (!path)
+		fprintf(out, "  none on the path of work: every slow syscall was an idle wait\n");
+	else
+		fprintf(out, "  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
+	print_sites(out, &t, 0, path, o->top);
+	if (path < t.nr) {
+		for (i = path; i < t.nr; i++) {
+			idle_ns += t.items[i].total_ns;
+			idle_calls += t.items[i].calls;
+		}
+		report_fmt_ns(tot, sizeof(tot), idle_ns);
+		fprintf(out, "  idle waits, apart (a thread parked until work arrives: event loop "
+			"and\n  accept waits; docs/syscalls.md): %s in %" PRIu64 " calls\n", tot,
+			idle_calls);
+		print_sites(out, &t, path, t.nr, o->top);
 	}
-	if (t.nr > o->top)
-		fprintf(out, "  ... %zu more sites, %.1f%% of the slow time in the top %u\n",
-			t.nr - o->top, report_fmt_pct(top_total, total), o->top);
 out:
 	free(t.items);
 	hashmap_release(&t.idx);

@@ -29,12 +29,13 @@ static const struct weight_look {
 	{ "wall", "Wall-clock (hot/cold) flame graph", "nanoseconds" },
 };
 
+/* The look of weight @name; a ":path"/":idle" filter after it is not part of the name. */
 static const struct weight_look *weight_look(const char *name)
 {
-	size_t i;
+	size_t i, len = strcspn(name, ":");
 
 	for (i = 0; i < ARRAY_SIZE(weight_looks); i++)
-		if (!strcmp(name, weight_looks[i].weight))
+		if (!strncmp(name, weight_looks[i].weight, len) && !weight_looks[i].weight[len])
 			return &weight_looks[i];
 	return NULL;
 }
@@ -85,6 +86,13 @@ void stacks_svg_finish(struct stacks_svg *s, const char *default_title)
 {
 	const struct weight_look *look = weight_look(s->weight);
 
+	const char *wait = strchr(s->weight, ':');
+
+	if (!s->svg.title && !default_title && look && wait) {
+		snprintf(s->title, sizeof(s->title), "%s, %s waits only", look->title,
+			 !strcmp(wait + 1, "idle") ? "idle" : "on-path");
+		s->svg.title = s->title;
+	}
 	if (!s->svg.title)
 		s->svg.title = default_title ? default_title : look ? look->title : NULL;
 	if (!s->svg.subtitle)

@@ -34,6 +34,7 @@ struct stacks_svg {
 	const char *weight;		/* --weight name; also titles folded input */
 	unsigned int stack_flags;	/* enum stacks_flag added to the weight's */
 	char *subtitle;			/* owned: set by the caller or from a profile */
+	char title[96];			/* a weight's title with its wait filter */
 };
 
 /* Does stacks_svg_finish know the title and unit of weight @name? Cannot fail. */

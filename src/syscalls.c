@@ -132,3 +132,19 @@ const char *syscall_category_name(enum syscall_category c)
 {
 	return c < SYSCALL_CATEGORY_NR ? category_names[c] : "other";
 }
+
+bool syscall_idle_wait(unsigned int nr)
+{
+	static const char *const idle[] = {
+		"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select",
+		"pselect6", "accept", "accept4", "io_getevents", "io_pgetevents", "pause",
+		"rt_sigsuspend", "rt_sigtimedwait",
+	};
+	const char *name = syscall_name(nr);
+	size_t i;
+
+	for (i = 0; name && i < ARRAY_SIZE(idle); i++)
+		if (!strcmp(idle[i], name))
+			return true;
+	return false;
+}

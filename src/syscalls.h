@@ -37,4 +37,21 @@ enum syscall_category syscall_category(unsigned int nr);
 /* "file", "network", "sync", "sleep", "memory", "process", "ipc", "other". */
 const char *syscall_category_name(enum syscall_category c);
 
+/*
+ * Is a slow call of syscall @nr an idle wait: a thread parked until work
+ * arrives, not a wait in the middle of work? The rule (docs/syscalls.md,
+ * "Idle waits"): the readiness waits of event loops and pools (epoll_wait,
+ * epoll_pwait, epoll_pwait2, poll, ppoll, select, pselect6), accept and
+ * accept4, the asynchronous I/O completion waits (io_getevents,
+ * io_pgetevents) and the signal waits (pause, rt_sigsuspend,
+ * rt_sigtimedwait). Everything else, sleeps, futexes, reads and writes
+ * included, is on the path of work. Cannot fail.
+ */
+bool syscall_idle_wait(unsigned int nr);
+
+/* The "wait" label of a syscall sample: "idle" or "path" (syscall_idle_wait). */
+#define SYSCALL_WAIT_LABEL "wait"
+#define SYSCALL_WAIT_IDLE "idle"
+#define SYSCALL_WAIT_PATH "path"
+
 #endif

@@ -11,6 +11,9 @@ usage: pprof_decode.py meta FILE   the "latprof:KEY=VALUE" comments, KEY=VALUE a
                                    "VALUE<TAB>FUNCTION<TAB>FILE<TAB>LINE" a line
                                    (location = 4 with line = 4: function_id 1,
                                    line 2; function = 5: id 1, name 2, filename 4)
+       pprof_decode.py labels FILE KEY  per value of the string label KEY (label = 3:
+                                   key 1, str 2), the total of each value column:
+                                   "VALUE type/unit SUM" a line ("-": no such label)
 """
 import gzip
 import sys
@@ -63,19 +66,23 @@ def main():
     mode, path = sys.argv[1], sys.argv[2]
     data = gzip.open(path).read()
     types, strings, sums, comments = [], [], [], []
-    samples, locs, funcs = [], {}, {}
+    samples, locs, funcs, by_label = [], {}, {}, []
     for f, wt, v in fields(data):
         if f == 1:
             t = dict((ff, vv) for ff, w, vv in fields(v) if w == 0)
             types.append((t.get(1, 0), t.get(2, 0)))
         elif f == 2:
-            vals, ids = [], []
+            vals, ids, labels = [], [], {}
             for ff, w, vv in fields(v):
                 if ff == 1:
                     ids += ints(w, vv)
                 if ff == 2:
                     vals += ints(w, vv)
+                if ff == 3:
+                    lb = dict((a, b) for a, ww, b in fields(vv) if ww == 0)
+                    labels[lb.get(1, 0)] = lb.get(2, 0)
             samples.append((ids, vals[0] if vals else 0))
+            by_label.append((labels, vals))
             for k, x in enumerate(vals):
                 if x >= 1 << 63:
                     x -= 1 << 64
@@ -118,6 +125,19 @@ def main():
                         acc[key] = acc.get(key, 0) + val
         for (name, fname, line), val in sorted(acc.items()):
             print("%d\t%s\t%s\t%d" % (val, name, fname, line))
+    elif mode == "labels":
+        acc = {}
+        for labels, vals in by_label:
+            key = "-"
+            for k, sv in labels.items():
+                if strings[k] == sys.argv[3] and sv:
+                    key = strings[sv]
+            row = acc.setdefault(key, [0] * len(types))
+            for k, x in enumerate(vals[:len(types)]):
+                row[k] += x - (1 << 64) if x >= 1 << 63 else x
+        for key in sorted(acc):
+            for k, (t, u) in enumerate(types):
+                print("%s %s/%s %d" % (key, strings[t], strings[u], acc[key][k]))
     else:
         sys.exit(__doc__)
 

@@ -21,9 +21,13 @@
  *   30ms, avg 2.0ms, p50 1.0ms (rank 7.5 is in pid 101's 1 ms bucket),
  *   p95 = p99 = 6.2ms (mean of the 4 calls of 24.991 ms), max 8.0ms; close
  *   is the "1 more"; 21 calls, 1 error, 1 in flight.
- * - slow call sites: nanosleep 100ms, futex 60ms (2 calls, max 30ms), read
- *   from handle 25ms (4 calls, max 8.0ms); the 4th (worker's read, 2.03 ms)
- *   is cut: the top 3 hold 184.991 of 187.021 ms = 98.9%.
+ * - slow call sites: nanosleep 100ms, futex 60ms (2 calls, max 30ms; its
+ *   stack runs through libc's pthread_cond_wait and
+ *   __futex_abstimed_wait_common, which the site leaves out: main;wait_io),
+ *   read from handle 25ms (4 calls, max 8.0ms); the 4th (worker's read,
+ *   2.03 ms) is cut: the top 3 hold 184.991 of 187.021 ms = 98.9%. Then,
+ *   apart, the idle waits: the worker's epoll_wait, 1.50s in 3 calls (max
+ *   900ms), larger than any on-path site and still listed after them.
  * - processes: app 0.000-1.900 s, exit 0, peak RSS 20M, PSS 15M; worker
  *   indented under it, 0.200-1.500 s, SIGKILL, 2.0M, PSS never read "-";
  *   sh still running at 2.000 s, no memory "-".
@@ -60,6 +64,7 @@
 #include "src/requests.h"
 #include "src/stacks.h"
 #include "src/strtab.h"
+#include "src/syscalls.h"
 #include "src/sysstats.h"
 #include "src/timeline.h"
 #include "src/util.h"
@@ -119,7 +124,7 @@ static void add_sample(struct profile *p, const uint64_t *locs, uint32_t pid, co
 		       const char *syscall, const char *category, int64_t max_ns,
 		       const char *offcpu, const int64_t *values)
 {
-	struct profile_label l[6] = {
+	struct profile_label l[7] = {
 		{ .key = "pid", .num = pid },
 		{ .key = "comm", .str = comm },
 	};
@@ -130,6 +135,12 @@ static void add_sample(struct profile *p, const uint64_t *locs, uint32_t pid, co
 	if (syscall) {
 		l[nl++] = (struct profile_label){ .key = "syscall", .str = syscall };
 		l[nl++] = (struct profile_label){ .key = "category", .str = category };
+		/* as collect_build.c labels them */
+		l[nl++] = (struct profile_label){
+			.key = SYSCALL_WAIT_LABEL,
+			.str = syscall_idle_wait(syscall_number(syscall)) ? SYSCALL_WAIT_IDLE :
+			       SYSCALL_WAIT_PATH
+		};
 	}
 	if (max_ns)
 		l[nl++] = (struct profile_label){ .key = "max_ns", .num = max_ns,
@@ -161,6 +172,9 @@ static void add_samples(struct profile *p, const struct fns *f)
 		   (int64_t[COL_NR]){ 0, 0, 1, 100 * MS });
 	add_sample(p, worker, 101, "worker", "read", "file", 1020000, NULL,
 		   (int64_t[COL_NR]){ 0, 0, 2, 2030000 });
+	/* the worker's event loop waiting for work: an idle wait, listed apart */
+	add_sample(p, worker, 101, "worker", "epoll_wait", "sync", 900 * MS, NULL,
+		   (int64_t[COL_NR]){ 0, 0, 3, 1500 * MS });
 	/* off CPU outside syscalls */
 	add_sample(p, wait_io, 100, "app", NULL, NULL, 0, "blocked",
 		   (int64_t[COL_NR]){ 0, 0, 0, 0, 200 * MS });

@@ -42,6 +42,8 @@ static void test_query(void)
 	const char *neg[] = { "seconds", "-1", NULL };
 	const char *off[] = { "weight", "offcpu", NULL };
 	const char *junk[] = { "weight", "cpu\n", NULL };
+	const char *path[] = { "weight", "latency:path", NULL };
+	const char *bad_wait[] = { "weight", "latency:busy", NULL };
 	struct serve_profile_req r;
 	char why[192];
 
@@ -65,6 +67,10 @@ static void test_query(void)
 	CHECK_STR(why, "invalid hz '1001': want an integer in 1..1000");
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, neg, &r, why, sizeof(why)) == -EINVAL);
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, junk, &r, why, sizeof(why)) == -EINVAL);
+	/* a wait filter after the weight (docs/syscalls.md, "Idle waits") */
+	CHECK(parse(SERVE_ENDPOINT_FLAMEGRAPH, path, &r, why, sizeof(why)) == 0);
+	CHECK_STR(r.weight, "latency:path");
+	CHECK(parse(SERVE_ENDPOINT_FLAMEGRAPH, bad_wait, &r, why, sizeof(why)) == -EINVAL);
 	/* a short buffer truncates the reason, never overflows */
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, bad_hz, &r, why, 8) == -EINVAL && strlen(why) == 7);
 }
