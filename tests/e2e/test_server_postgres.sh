@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# PostgreSQL 15 + pgbench (Debian's packages), as a user would record it:
+# `latprof record --comm postgres` while pgbench runs.
+#
+# Ground truth (from PostgreSQL, not latprof): pg_stat_wal, reset just
+# before latprof attaches, with track_wal_io_timing=on, counts every WAL
+# sync (wal_sync: fdatasync, the default wal_sync_method on Linux) and the
+# time the server measured around them (wal_sync_time). pgbench runs 4
+# clients for 4 s against a fresh scale-1 database on a disk file system,
+# synchronous_commit on, so every commit waits for a WAL flush. Checks (the
+# default --min-duration: calls >= 1 ms are attributed to their stacks):
+#   - latprof's fdatasync count (its per-syscall statistics count every
+#     call) equals wal_sync (+-2%) and its total time is wal_sync_time +-15%;
+#   - no loss counted (lost_total 0);
+#   - >= 80% of the slow fdatasync time is under XLogFlush, and some of it under
+#     CommitTransactionCommand (the commit path; static functions of the
+#     stripped binary are "postgres+0x..." between them);
+#   - report: the first slow call site is on the path of work (not an idle
+#     wait), and the idle waits (the background processes' and the
+#     backends' epoll_wait) are listed apart with their total;
+#   - no slow call site is made only of libc frames.
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+PGBIN=/usr/lib/postgresql/15/bin
+require_cmd pgbench postgresql "the PostgreSQL test"
+[ -x "$PGBIN/postgres" ] || { [ "${CI:-}" = true ] && fail "no $PGBIN/postgres (postgresql)"; skip "no $PGBIN/postgres"; }
+id postgres >/dev/null 2>&1 || fail "no postgres user (postgresql's package makes it)"
+
+disk_workdir
+pgdir=$DISK_DIR/pg
+mkdir -p "$pgdir" && chown postgres "$pgdir" && chmod 0711 "$WORKDIR" "$DISK_DIR" ||
+	fail "cannot prepare $pgdir for the postgres user"
+pg() { runuser -u postgres -- "$@"; }
+port=$((50000 + $$ % 10000))
+sql() { pg "$PGBIN/psql" -h "$pgdir" -p "$port" -XAtqc "$1" postgres; }
+
+pg "$PGBIN/initdb" -D "$pgdir/data" -A trust >"$WORKDIR/initdb.log" 2>&1 ||
+	{ diag_file initdb "$WORKDIR/initdb.log"; fail "initdb failed"; }
+pg "$PGBIN/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w -t 20 start -o \
+	"-k $pgdir -p $port -c listen_addresses='' -c track_wal_io_timing=on -c checkpoint_timeout=1h" \
+	>"$WORKDIR/pg_ctl.log" 2>&1 || { diag_file "server log" "$pgdir/log"; fail "postgres did not start"; }
+at_exit runuser -u postgres -- "$PGBIN/pg_ctl" -D "$pgdir/data" -m immediate -w stop
+pg "$PGBIN/pgbench" -h "$pgdir" -p "$port" -i -s 1 postgres >"$WORKDIR/pgbench-i.log" 2>&1 ||
+	{ diag_file "pgbench -i" "$WORKDIR/pgbench-i.log"; fail "pgbench -i failed"; }
+sql "checkpoint" >/dev/null
+sql "select pg_stat_reset_shared('wal')" >/dev/null
+
+prof=$WORKDIR/pg.pb.gz
+# -d bounds it; waited for until its programs are loaded (its own pid: no wrapper)
+start_bg "$WORKDIR/lp.err" "$LATPROF" record -q --comm postgres -d 8 -o "$prof"
+lp=$BG_PID
+for ((i = 0; i < 200; i++)); do
+	grep -qs '^prog_id:' /proc/"$lp"/fdinfo/* && break
+	kill -0 "$lp" 2>/dev/null || break
+	sleep 0.05
+done
+grep -qs '^prog_id:' /proc/"$lp"/fdinfo/* || { diag_file "latprof stderr" "$WORKDIR/lp.err"; fail "latprof did not attach"; }
+sleep 0.5
+pg "$PGBIN/pgbench" -h "$pgdir" -p "$port" -c 4 -T 4 postgres >"$WORKDIR/pgbench.log" 2>&1 ||
+	{ diag_file pgbench "$WORKDIR/pgbench.log"; fail "pgbench failed"; }
+wait "$lp" || { diag_file "latprof stderr" "$WORKDIR/lp.err"; fail "latprof record exited non-zero"; }
+sleep 1	# the walwriter reports its WAL statistics on its own cycle
+read -r wal_sync wal_sync_ms < <(sql "select wal_sync, wal_sync_time from pg_stat_wal" | tr '|' ' ')
+tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$WORKDIR/pgbench.log" | head -1)
+[ "${wal_sync:-0}" -gt 100 ] || fail "pg_stat_wal counts only '$wal_sync' syncs: too few to test"
+
+json=$WORKDIR/pg.json
+export_or_fail "$prof" "$json" --format json
+read -r count total < <(/usr/bin/python3 -c '
+import json, sys
+c = t = 0
+for s in json.load(open(sys.argv[1]))["syscalls"]:
+    if s["name"] == "fdatasync":
+        c += s["count"]; t += s["total_ns"]
+print(c, t)' "$json")
+info "pgbench: $tps tps; pg_stat_wal: $wal_sync syncs, $wal_sync_ms ms; latprof: $count fdatasync, $total ns"
+in_range "$(calc "$count / $wal_sync")" 0.98 1.02 || fail "latprof counted $count fdatasync, pg_stat_wal $wal_sync"
+in_range "$(calc "$total / 1e6 / $wal_sync_ms")" 0.85 1.15 ||
+	fail "latprof's fdatasync total $total ns, pg_stat_wal's wal_sync_time $wal_sync_ms ms (+-15%)"
+
+lost=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["lost_total"])' "$json")
+[ "$lost" = 0 ] || fail "the recording lost $lost events (lost_total)"
+
+folded=$WORKDIR/pg.folded
+export_or_fail "$prof" "$folded" --format folded --weight latency
+read -r all flush commit < <(awk '/;syscall:fdatasync [0-9]+$/ {
+		all += $NF
+		if (/;XLogFlush;/) flush += $NF
+		if (/;CommitTransactionCommand;/) commit += $NF
+	} END { printf "%d %d %d\n", all, flush, commit }' "$folded")
+info "fdatasync latency $all ns: under XLogFlush $flush, under CommitTransactionCommand $commit"
+in_range "$(calc "$flush / $all")" 0.80 1.0 || fail "only $flush of $all ns of fdatasync under XLogFlush"
+[ "$commit" -gt 0 ] || fail "no fdatasync under CommitTransactionCommand"
+
+report=$WORKDIR/pg.report
+lp_report "$prof" "$report" || { diag_file "report stderr" "$report.err"; fail "latprof report exited non-zero"; }
+sites=$(awk '/^Slow call sites/ { s = 1; next } s && /^[^ ]/ { s = 0 } s' "$report")
+first=$(echo "$sites" | awk '$NF ~ /^syscall:/ { print $NF; exit }')
+case $first in
+syscall:epoll_wait | syscall:epoll_pwait | syscall:poll | syscall:select | syscall:pselect6 | syscall:accept*)
+	echo "$sites" | head -20 | sed 's/^/  | /'; fail "the first slow call site is the idle wait $first" ;;
+'') echo "$sites" | head -20 | sed 's/^/  | /'; fail "no slow call site" ;;
+esac
+idle=$(echo "$sites" | sed -n 's/.*): \([0-9.]*[a-z]*s\) in \([0-9]*\) calls$/\1 in \2 calls/p')
+[ -n "$idle" ] || { echo "$sites" | head -40 | sed 's/^/  | /'; fail "the idle waits are not listed apart with their total"; }
+echo "$sites" | awk '/idle waits, apart/ { s = 1 } s && /syscall:epoll_wait/ { ok = 1 } END { exit !ok }' ||
+	fail "epoll_wait is not among the idle waits"
+# a site's frames: the line after each "syscall:" line; none only libc's
+libc_only=$(echo "$sites" | awk 'want { print $1; want = 0 } $NF ~ /^syscall:/ { want = 1 }' |
+	grep -E '^(__[a-z_]*|pthread_[a-z_]*|syscall)(;(__[a-z_]*|pthread_[a-z_]*|syscall))*$' || true)
+[ -z "$libc_only" ] || fail "slow call sites made of libc frames only: $libc_only"
+pass "$count fdatasync = pg_stat_wal's $wal_sync, $total ns vs $wal_sync_ms ms; first site $first; idle waits apart: $idle"
