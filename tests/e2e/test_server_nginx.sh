@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# nginx (Debian's nginx-light) + wrk with --requests: one worker proxying to
+# a backend that sleeps 20 ms per request.
+#
+# Ground truth (from the client, not latprof): wrk sends GET / over 4
+# keep-alive connections for 4 s and prints how many requests completed and
+# its latency distribution (--latency). nginx proxies each request to a
+# Python backend (ThreadingHTTPServer) that sleeps 20 ms before it answers,
+# so a request takes tens of milliseconds (wrk's p50 was 64 ms here), far
+# above loopback's microseconds that wrk counts and the server does not.
+# Checks, `record -p WORKER --requests` around the wrk run:
+#   - latprof's request count (requests accepted by the worker, answered)
+#     equals wrk's +-1% (wrk leaves out the <= 4 requests in flight when it
+#     stops);
+#   - latprof's p50 and p99 within 20% of wrk's;
+#   - every request is marked shared (nginx serves all its connections on one
+#     event loop: the breakdown is proportional) and the report has the
+#     Requests section.
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_cmd wrk wrk "the nginx test's client"
+require_cmd nginx nginx-light "the nginx test"
+
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+bport=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$WORKDIR/backend.py" <<PY
+import http.server, socketserver, time
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        time.sleep(0.02)
+        body = b"ok\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+S(("127.0.0.1", $bport), H).serve_forever()
+PY
+start_bg "$WORKDIR/backend.out" /usr/bin/python3 "$WORKDIR/backend.py"
+mkdir -p "$WORKDIR/logs"
+cat >"$WORKDIR/nginx.conf" <<CONF
+worker_processes 1;
+user root;
+pid $WORKDIR/nginx.pid;
+error_log $WORKDIR/logs/error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	upstream backend { server 127.0.0.1:$bport; keepalive 8; }
+	server {
+		listen 127.0.0.1:$port;
+		location / {
+			proxy_pass http://backend;
+			proxy_http_version 1.1;
+			proxy_set_header Connection "";
+		}
+	}
+}
+CONF
+start_bg "$WORKDIR/nginx.out" nginx -p "$WORKDIR" -c "$WORKDIR/nginx.conf" -g 'daemon off;'
+master=$BG_PID
+for ((i = 0; i < 100; i++)); do
+	worker=$(pgrep -P "$master" 2>/dev/null | head -1)
+	[ -n "$worker" ] && curl -sf "http://127.0.0.1:$port/" >/dev/null && break
+	sleep 0.1
+done
+curl -sf "http://127.0.0.1:$port/" >/dev/null ||
+	{ diag_file nginx "$WORKDIR/nginx.out"; diag_file "error log" "$WORKDIR/logs/error.log"; fail "nginx never answered"; }
+
+prof=$WORKDIR/ngx.pb.gz
+timeout -k 5 40 "$LATPROF" record -v -p "$worker" --requests -o "$prof" >"$WORKDIR/rec.out" 2>"$WORKDIR/rec.err" &
+lp=$!
+wait_for_line "$WORKDIR/rec.err" "attached after" 20 || { diag_file "record stderr" "$WORKDIR/rec.err"; fail "latprof record did not attach"; }
+wrk -t1 -c4 -d4s --latency "http://127.0.0.1:$port/" >"$WORKDIR/wrk.out" 2>&1
+sleep 0.5
+kill -INT "$lp"
+wait "$lp" || { diag_file "record stderr" "$WORKDIR/rec.err"; fail "latprof record failed"; }
+
+wrk_n=$(awk '/ requests in / { print $1 }' "$WORKDIR/wrk.out")
+wrk_ns()
+{
+	awk -v q="$1" '$1 == q {
+		v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+		print int(v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1)) }' "$WORKDIR/wrk.out"
+}
+wrk_p50=$(wrk_ns 50%)
+wrk_p99=$(wrk_ns 99%)
+errors=$(grep -c "Non-2xx\|Socket errors" "$WORKDIR/wrk.out")
+[ -n "$wrk_n" ] && [ -n "$wrk_p50" ] && [ "$errors" = 0 ] || { diag_file wrk "$WORKDIR/wrk.out"; fail "wrk failed or saw errors"; }
+
+json=$WORKDIR/ngx.json
+export_or_fail "$prof" "$json" --format json
+read -r n p50 p99 shared <<<"$(json_py "$json" '
+r = j["requests"]
+print(r["count"], r["p50_ns"], r["p99_ns"], r["shared"])')"
+info "latprof: $n requests p50=$p50 p99=$p99 shared=$shared; wrk: $wrk_n requests p50=$wrk_p50 p99=$wrk_p99"
+in_range "$n" "$(calc "$wrk_n * 0.99")" "$(calc "$wrk_n * 1.01")" || fail "latprof found $n requests, wrk completed $wrk_n (want +-1%)"
+in_range "$(ratio "$p50" "$wrk_p50")" 0.80 1.20 || fail "p50 $p50 ns, wrk says $wrk_p50 ns (want +-20%)"
+in_range "$(ratio "$p99" "$wrk_p99")" 0.80 1.20 || fail "p99 $p99 ns, wrk says $wrk_p99 ns (want +-20%)"
+[ "$shared" = "$n" ] || fail "$shared of $n requests marked shared on nginx's event loop"
+lp_report "$prof" "$WORKDIR/report.txt" || fail "latprof report failed"
+grep -q '^Requests' "$WORKDIR/report.txt" || { diag_file report "$WORKDIR/report.txt" 60; fail "the report has no Requests section"; }
+pass "$n requests (wrk $wrk_n), p50 $p50 / $wrk_p50 ns, p99 $p99 / $wrk_p99 ns"
