@@ -39,6 +39,10 @@
 struct unw_range {
 	uint64_t start, limit;
 	bool jit;		/* anonymous or memfd: code generated at run time */
+	bool no_module;		/* a file's code libdwfl has no module for: a
+				 * second copy of a file at another bias (node
+				 * remaps its hot .text to huge pages), or one
+				 * libdwfl refused; stepped like JIT code */
 };
 
 /*
@@ -159,6 +163,11 @@ static const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
 	.set_initial_registers = unw_set_initial_registers,
 };
 
+/*
+ * Report each file once, at the bias of its first mapping (its segments
+ * share it). u->exec.items[i] is mods[i]'s range: a mapping of a reported
+ * file at another bias, or of a file libdwfl refused, is marked no_module.
+ */
 static void report_modules(struct unwinder *u, const struct unwind_module *mods, size_t nr)
 {
 	size_t i, j;
@@ -171,11 +180,17 @@ static void report_modules(struct unwinder *u, const struct unwind_module *mods,
 		for (j = 0; j < i; j++)	/* a file mapped twice is one module */
 			if (mods[j].fd >= 0 && !strcmp(mods[j].path, mods[i].path))
 				break;
-		if (j < i)
+		if (j < i) {
+			/* the same file elsewhere: libdwfl cannot hold two copies */
+			if (mods[j].start - mods[j].offset != mods[i].start - mods[i].offset ||
+			    u->exec.items[j].no_module)
+				u->exec.items[i].no_module = true;
 			continue;
+		}
 		fd = fcntl(mods[i].fd, F_DUPFD_CLOEXEC, 0);
 		if (fd < 0) {
 			u->nr_refused++;
+			u->exec.items[i].no_module = true;
 			continue;
 		}
 		/* like perf: an ET_DYN file is biased by start - offset */
@@ -183,6 +198,7 @@ static void report_modules(struct unwinder *u, const struct unwind_module *mods,
 				     mods[i].start - mods[i].offset, false)) {
 			close(fd);	/* libdwfl keeps the descriptor only on success */
 			u->nr_refused++;
+			u->exec.items[i].no_module = true;
 		}
 	}
 	dwfl_report_end(u->dwfl, NULL, NULL);
@@ -451,7 +467,8 @@ static bool unw_leaf_past_prologue(struct unwinder *u, const struct unw_regs *f)
 
 /*
  * Step from @f, a frame whose code has no CFI, to its caller. Outside any
- * module that code must be JIT code: a file there is a library the snapshot
+ * module that code must be JIT code or a mapping of a file libdwfl has no
+ * module for (no_module): any other file there is a library the snapshot
  * missed, which the caller's next snapshot will unwind with its CFI. At a
  * call, a frame whose rbp points into the stack above it is taken as a
  * frame-pointer frame (JIT code, Python >= 3.14 trampolines) and nothing
@@ -469,7 +486,7 @@ static bool unw_step_no_cfi(struct unwinder *u, const struct unw_regs *f, struct
 		return false;
 	if (!dwfl_addrmodule(u->dwfl, f->ip - f->at_call)) {
 		m = unw_exec_mapping(u, f->ip - f->at_call);
-		if (!m || !m->jit)
+		if (!m || !(m->jit || m->no_module))
 			return false;
 	}
 	fp_in_stack = f->has_bp && f->bp >= f->sp && unw_read(u, f->bp, &word);

@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Node.js (Debian's nodejs) with --perf-basic-prof: JavaScript functions by
+# name, on CPU and waiting in the kernel.
+#
+# Ground truth (from the workload, not latprof): tests/fixtures/node_app.js
+# times its own CPU phase in hotLoop() (hot_ns, ~1.5 s of one thread) and
+# its waits in slowRead() (fs.readFileSync of a FIFO whose writer comes
+# 50 ms later, 10 times: read_ns). Checks, `record -- node --perf-basic-prof`:
+#   - the CPU time of stacks with a named JIT frame of hotLoop ("_[j]", from
+#     /tmp/perf-PID.map) is 70-110% of hot_ns (V8's builtins such as
+#     Math.sin are leaves under hotLoop and count; samples taken before
+#     hotLoop was first compiled are interpreter frames, which do not);
+#   - the slow-syscall time of stacks under slowRead's named JIT frame is
+#     read_ns +-20% (the wait is in openat: opening a FIFO blocks until its
+#     writer opens it). Node runs its hot .text from a second mapping of
+#     /usr/bin/node (huge pages), which libdwfl cannot hold as a module: the
+#     unwinder steps it by frame pointers like JIT code (symbolize/unwind.c,
+#     no_module); without that every such stack ended at
+#     Builtins_CallApiCallback, and slowRead held 0-53 ms of the ~530;
+#   - <= 10% of node's CPU samples carry an unnamed JIT frame ("[anon]+0x").
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_cmd node nodejs "the Node.js test"
+script=$(cd "$(dirname "$0")/../fixtures" && pwd)/node_app.js
+fifo=$WORKDIR/fifo
+mkfifo "$fifo" || fail "cannot make a fifo in $WORKDIR"
+
+(cd "$WORKDIR" && record_or_fail node -- node --perf-basic-prof "$script" "$fifo" 1.5) || exit 1
+prof=$WORKDIR/node.pb.gz
+out=$WORKDIR/node.out
+hot_ns=$(kv "$out" "node_app " hot_ns)
+read_ns=$(kv "$out" "node_app " read_ns)
+pid=$(kv "$out" "node_app " pid)
+[ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"
+[ -n "$hot_ns" ] && [ -n "$read_ns" ] || { diag_file "command stdout" "$out"; fail "node_app printed no hot_ns/read_ns"; }
+
+export_or_fail "$prof" "$WORKDIR/cpu.folded" --format folded --weight cpu-time
+export_or_fail "$prof" "$WORKDIR/samples.folded" --format folded --weight samples
+export_or_fail "$prof" "$WORKDIR/lat.folded" --format folded --weight latency
+hot=$(awk '/;JS:[*~^]?hotLoop [^;]*_\[j\]/ { s += $NF } END { printf "%d", s }' "$WORKDIR/cpu.folded")
+lat=$(awk '/;JS:[*~^]?slowRead [^;]*_\[j\]/ { s += $NF } END { printf "%d", s }' "$WORKDIR/lat.folded")
+read -r unnamed total < <(awk '/^node;/ { t += $NF; if (/\[anon\]\+0x/) u += $NF }
+	END { printf "%d %d\n", u, t }' "$WORKDIR/samples.folded")
+info "hotLoop: $hot ns on CPU (truth $hot_ns); slowRead: $lat ns waiting (truth $read_ns); unnamed JIT: $unnamed of $total samples"
+in_range "$(calc "$hot / $hot_ns")" 0.70 1.10 ||
+	{ sort -t' ' -k2 -rn "$WORKDIR/cpu.folded" | head -5 | cut -c1-300; fail "hotLoop's named JIT frames hold $hot ns, truth $hot_ns"; }
+in_range "$(calc "$lat / $read_ns")" 0.80 1.20 ||
+	{ sort -t' ' -k2 -rn "$WORKDIR/lat.folded" | head -5 | cut -c1-300; fail "slowRead's named JIT frame holds $lat ns of slow syscalls, truth $read_ns"; }
+[ "$total" -gt 0 ] && in_range "$(calc "$unnamed / $total")" 0 0.10 ||
+	fail "$unnamed of $total node samples have an unnamed JIT frame"
+pass "hotLoop $hot / $hot_ns ns, slowRead $lat / $read_ns ns, unnamed JIT $unnamed / $total samples"
