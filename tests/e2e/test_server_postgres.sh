@@ -47,16 +47,11 @@ sql "checkpoint" >/dev/null
 sql "select pg_stat_reset_shared('wal')" >/dev/null
 
 prof=$WORKDIR/pg.pb.gz
-# -d bounds it; waited for until its programs are loaded (its own pid: no wrapper)
-start_bg "$WORKDIR/lp.err" "$LATPROF" record -q --comm postgres -d 8 -o "$prof"
+# -d bounds it; -v says when every program is attached
+start_bg "$WORKDIR/lp.err" "$LATPROF" record -v --comm postgres -d 8 -o "$prof"
 lp=$BG_PID
-for ((i = 0; i < 200; i++)); do
-	grep -qs '^prog_id:' /proc/"$lp"/fdinfo/* && break
-	kill -0 "$lp" 2>/dev/null || break
-	sleep 0.05
-done
-grep -qs '^prog_id:' /proc/"$lp"/fdinfo/* || { diag_file "latprof stderr" "$WORKDIR/lp.err"; fail "latprof did not attach"; }
-sleep 0.5
+# loaded is not attached: -v says when every program is attached
+wait_for_line "$WORKDIR/lp.err" "attached after" 20 || { diag_file "latprof stderr" "$WORKDIR/lp.err"; fail "latprof did not attach"; }
 pg "$PGBIN/pgbench" -h "$pgdir" -p "$port" -c 4 -T 4 postgres >"$WORKDIR/pgbench.log" 2>&1 ||
 	{ diag_file pgbench "$WORKDIR/pgbench.log"; fail "pgbench failed"; }
 wait "$lp" || { diag_file "latprof stderr" "$WORKDIR/lp.err"; fail "latprof record exited non-zero"; }
