@@ -960,3 +960,57 @@ def at(t):
 print("%.0f" % (at(hi) - at(lo)))
 PYEOF
 }
+
+# --- request tracking against wrk (test_requests_uvicorn, test_server_nginx) ---
+
+# record_around_wrk PID PROFILE WRK_ARGS...: `latprof record -p PID
+# --requests -o PROFILE` while `wrk --latency WRK_ARGS` runs, started once
+# latprof says every program is attached and stopped half a second after
+# wrk; wrk's output in WORKDIR/wrk.out, latprof's stderr in WORKDIR/rec.err.
+record_around_wrk()
+{
+	local pid=$1 prof=$2 lp
+	shift 2
+	timeout -k 5 40 "$LATPROF" record -v -p "$pid" --requests -o "$prof" >"$WORKDIR/rec.out" \
+		2>"$WORKDIR/rec.err" &
+	lp=$!
+	wait_for_line "$WORKDIR/rec.err" "attached after" 20 ||
+		{ diag_file "record stderr" "$WORKDIR/rec.err"; fail "latprof record did not attach"; }
+	wrk --latency "$@" >"$WORKDIR/wrk.out" 2>&1
+	sleep 0.5
+	kill -INT "$lp"
+	wait "$lp" || { diag_file "record stderr" "$WORKDIR/rec.err"; fail "latprof record failed"; }
+}
+
+# requests_match_wrk PROFILE: latprof's requests against wrk's (WORKDIR/wrk.out):
+# the count +-1% (wrk leaves out the requests still in flight when it stops;
+# the server may answer them), p50 and p99 +-20%. Sets REQ_N, REQ_P50,
+# REQ_P99, REQ_SHARED, REQ_CPU (average CPU ns) and WRK_N, WRK_P50, WRK_P99.
+requests_match_wrk()
+{
+	local json=$WORKDIR/requests.json errors
+	# wrk: "  1234 requests in 4.00s, ..." and "     50%   15.20ms" lines
+	WRK_N=$(awk '/ requests in / { print $1 }' "$WORKDIR/wrk.out")
+	WRK_P50=$(_wrk_ns 50%)
+	WRK_P99=$(_wrk_ns 99%)
+	errors=$(grep -c "Non-2xx\|Socket errors" "$WORKDIR/wrk.out")
+	[ -n "$WRK_N" ] && [ -n "$WRK_P50" ] && [ "$errors" = 0 ] ||
+		{ diag_file wrk "$WORKDIR/wrk.out"; fail "wrk failed or saw errors"; }
+	export_or_fail "$1" "$json" --format json
+	read -r REQ_N REQ_P50 REQ_P99 REQ_SHARED REQ_CPU <<<"$(json_py "$json" '
+r = j["requests"]
+print(r["count"], r["p50_ns"], r["p99_ns"], r["shared"], r["average"]["cpu_ns"])')"
+	info "latprof: $REQ_N requests p50=$REQ_P50 p99=$REQ_P99 shared=$REQ_SHARED avg cpu=$REQ_CPU ns; wrk: $WRK_N requests p50=$WRK_P50 p99=$WRK_P99"
+	in_range "$REQ_N" "$(calc "$WRK_N * 0.99")" "$(calc "$WRK_N * 1.01")" ||
+		fail "latprof found $REQ_N requests, wrk completed $WRK_N (want +-1%)"
+	in_range "$(ratio "$REQ_P50" "$WRK_P50")" 0.80 1.20 || fail "p50 $REQ_P50 ns, wrk says $WRK_P50 ns (want +-20%)"
+	in_range "$(ratio "$REQ_P99" "$WRK_P99")" 0.80 1.20 || fail "p99 $REQ_P99 ns, wrk says $WRK_P99 ns (want +-20%)"
+}
+
+# _wrk_ns Q: wrk's latency quantile Q ("50%") in WORKDIR/wrk.out, in ns
+_wrk_ns()
+{
+	awk -v q="$1" '$1 == q {
+		v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+		print int(v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1)) }' "$WORKDIR/wrk.out"
+}

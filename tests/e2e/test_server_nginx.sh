@@ -73,36 +73,9 @@ curl -sf "http://127.0.0.1:$port/" >/dev/null ||
 	{ diag_file nginx "$WORKDIR/nginx.out"; diag_file "error log" "$WORKDIR/logs/error.log"; fail "nginx never answered"; }
 
 prof=$WORKDIR/ngx.pb.gz
-timeout -k 5 40 "$LATPROF" record -v -p "$worker" --requests -o "$prof" >"$WORKDIR/rec.out" 2>"$WORKDIR/rec.err" &
-lp=$!
-wait_for_line "$WORKDIR/rec.err" "attached after" 20 || { diag_file "record stderr" "$WORKDIR/rec.err"; fail "latprof record did not attach"; }
-wrk -t1 -c4 -d4s --latency "http://127.0.0.1:$port/" >"$WORKDIR/wrk.out" 2>&1
-sleep 0.5
-kill -INT "$lp"
-wait "$lp" || { diag_file "record stderr" "$WORKDIR/rec.err"; fail "latprof record failed"; }
-
-wrk_n=$(awk '/ requests in / { print $1 }' "$WORKDIR/wrk.out")
-wrk_ns()
-{
-	awk -v q="$1" '$1 == q {
-		v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
-		print int(v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1)) }' "$WORKDIR/wrk.out"
-}
-wrk_p50=$(wrk_ns 50%)
-wrk_p99=$(wrk_ns 99%)
-errors=$(grep -c "Non-2xx\|Socket errors" "$WORKDIR/wrk.out")
-[ -n "$wrk_n" ] && [ -n "$wrk_p50" ] && [ "$errors" = 0 ] || { diag_file wrk "$WORKDIR/wrk.out"; fail "wrk failed or saw errors"; }
-
-json=$WORKDIR/ngx.json
-export_or_fail "$prof" "$json" --format json
-read -r n p50 p99 shared <<<"$(json_py "$json" '
-r = j["requests"]
-print(r["count"], r["p50_ns"], r["p99_ns"], r["shared"])')"
-info "latprof: $n requests p50=$p50 p99=$p99 shared=$shared; wrk: $wrk_n requests p50=$wrk_p50 p99=$wrk_p99"
-in_range "$n" "$(calc "$wrk_n * 0.99")" "$(calc "$wrk_n * 1.01")" || fail "latprof found $n requests, wrk completed $wrk_n (want +-1%)"
-in_range "$(ratio "$p50" "$wrk_p50")" 0.80 1.20 || fail "p50 $p50 ns, wrk says $wrk_p50 ns (want +-20%)"
-in_range "$(ratio "$p99" "$wrk_p99")" 0.80 1.20 || fail "p99 $p99 ns, wrk says $wrk_p99 ns (want +-20%)"
-[ "$shared" = "$n" ] || fail "$shared of $n requests marked shared on nginx's event loop"
+record_around_wrk "$worker" "$prof" -t1 -c4 -d4s "http://127.0.0.1:$port/"
+requests_match_wrk "$prof"
+[ "$REQ_SHARED" = "$REQ_N" ] || fail "$REQ_SHARED of $REQ_N requests marked shared on nginx's event loop"
 lp_report "$prof" "$WORKDIR/report.txt" || fail "latprof report failed"
 grep -q '^Requests' "$WORKDIR/report.txt" || { diag_file report "$WORKDIR/report.txt" 60; fail "the report has no Requests section"; }
-pass "$n requests (wrk $wrk_n), p50 $p50 / $wrk_p50 ns, p99 $p99 / $wrk_p99 ns"
+pass "$REQ_N requests (wrk $WRK_N), p50 $REQ_P50 / $WRK_P50 ns, p99 $REQ_P99 / $WRK_P99 ns"
