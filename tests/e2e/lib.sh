@@ -1014,3 +1014,29 @@ _wrk_ns()
 		v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
 		print int(v * (u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "s" ? 1e9 : 1)) }' "$WORKDIR/wrk.out"
 }
+
+# --- time a CPU spends away from its tasks ---
+
+# cpu_stat_snap FILE: the per-CPU lines of /proc/stat, for cpu_away_frac.
+cpu_stat_snap()
+{
+	grep '^cpu[0-9]' /proc/stat >"$1"
+}
+
+# cpu_away_frac A B: the largest share, over the CPUs, of the time between
+# snapshots A and B spent in hard and soft interrupts and stolen by the
+# hypervisor (/proc/stat fields irq, softirq, steal). A cpu-clock sample
+# fires on wall time and lands on the task that was current, while the
+# task's own CPU time (getrusage, schedstat) leaves that time out: samples
+# over CPU time x frequency can reach 1 / (1 - this share).
+cpu_away_frac()
+{
+	awk 'NR == FNR { for (i = 2; i <= NF; i++) a[$1, i] = $i; next }
+		{
+			tot = 0
+			for (i = 2; i <= 9 && i <= NF; i++) tot += $i - a[$1, i]
+			away = ($7 - a[$1, 7]) + ($8 - a[$1, 8]) + ($9 - a[$1, 9])
+			if (tot > 0 && away / tot > max) max = away / tot
+		}
+		END { printf "%.3f\n", max }' "$1" "$2"
+}

@@ -8,11 +8,16 @@
 # burns 300 ms in child_hot_work and exits, (3) then burns 600 ms itself in
 # parent_work. Every process prints its own CPU time (getrusage).
 # Checks at -F 199:
-#   - child_hot's samples (comm child_hot) are within [0.75, 1.15] of its
-#     cpu_time_s x freq, and >= 85% of them contain child_hot_work by name
-#     (the exited child was symbolized, not left as [unknown] or hex);
-#   - forked_child_work and parent_work each within [0.75, 1.15] of the CPU
-#     time of the process that ran them;
+#   - child_hot's samples (comm child_hot) are within [0.75, 1.15 / (1 - a)]
+#     of its cpu_time_s x freq, where a is the largest share of a CPU's time
+#     in interrupts or stolen by the hypervisor during the recording
+#     (/proc/stat): cpu-clock samples fire on wall time and land on the
+#     current task, whose CPU time leaves that share out (CI, busy, saw
+#     69 samples for 59.7 expected, 1.155); and >= 85% of them contain
+#     child_hot_work by name (the exited child was symbolized, not left as
+#     [unknown] or hex);
+#   - forked_child_work and parent_work each within the same bounds of the
+#     CPU time of the process that ran them;
 #   - the same with `-p PID` of a shell that, once latprof is attached, execs
 #     forker: the target's exec and its later children are followed too
 #     (CLI.md: -p covers "children they fork later");
@@ -22,22 +27,27 @@ require_root_bpf
 require_fixture forker child_hot
 
 freq=199
+cpu_stat_snap "$WORKDIR/stat0"
 record_and_fold fork -F $freq -- "$FIXTURES/forker" 300 600
+cpu_stat_snap "$WORKDIR/stat1"
+AWAY=$(cpu_away_frac "$WORKDIR/stat0" "$WORKDIR/stat1")
 folded=$WORKDIR/fork.folded
 out=$WORKDIR/fork.out
 
-# check_fn LABEL COMM FRAME CPU_NS: FRAME's samples in COMM vs CPU_NS x freq
+# check_fn LABEL COMM FRAME CPU_NS: FRAME's samples in COMM vs CPU_NS x freq,
+# with AWAY (cpu_away_frac of the recording) widening the upper bound
 check_fn()
 {
-	local n exp r folded=${FOLDED:-$folded} out=${OUT:-$out}
+	local n exp r hi folded=${FOLDED:-$folded} out=${OUT:-$out}
 	[ -n "$4" ] || { diag_file "command stdout" "$out"; fail "$1: the fixture printed no cpu_ns"; }
 	n=$(folded_sum "$folded" "$2" "$3")
 	exp=$(calc "$4 / 1e9 * $freq")
 	r=$(calc "$n / $exp")
-	info "$1: $3 samples=$n expected=$exp (cpu ${4}ns) ratio=$r"
-	if ! in_range "$r" 0.75 1.15; then
+	hi=$(calc "1.15 / (1 - $AWAY)")
+	info "$1: $3 samples=$n expected=$exp (cpu ${4}ns) ratio=$r (upper bound $hi: irq+steal $AWAY)"
+	if ! in_range "$r" 0.75 "$hi"; then
 		diag_file "folded" "$folded" 40
-		fail "$1: $n samples of $3 (comm $2), expected [0.75, 1.15] x $exp"
+		fail "$1: $n samples of $3 (comm $2), expected [0.75, $hi] x $exp"
 	fi
 }
 
@@ -62,6 +72,7 @@ mkfifo "$WORKDIR/go"
 start_bg "$WORKDIR/p.out" sh -c 'read -r line <"$1"; exec "$0" 300 600' \
 	"$FIXTURES/forker" "$WORKDIR/go"
 ppid=$BG_PID
+cpu_stat_snap "$WORKDIR/stat0"
 lp_record "$WORKDIR/p.rec.out" "$WORKDIR/p.err" -p "$ppid" -F $freq -d 15 -o "$WORKDIR/p.pb.gz" &
 lp=$!
 sleep 1	# latprof is attached well within this (its start-up is ~30 ms)
@@ -72,6 +83,8 @@ if [ $rc != 0 ]; then
 	diag_file "record stderr" "$WORKDIR/p.err"
 	fail "record -p (exec'ing shell) exited $rc"
 fi
+cpu_stat_snap "$WORKDIR/stat1"
+AWAY=$(cpu_away_frac "$WORKDIR/stat0" "$WORKDIR/stat1")
 lp_folded "$WORKDIR/p.pb.gz" "$WORKDIR/p.folded" || fail "export of the -p profile failed"
 FOLDED=$WORKDIR/p.folded OUT=$WORKDIR/p.out
 check_fn "-p: exec'ed child" child_hot child_hot_work "$(kv "$OUT" "child_hot " cpu_ns)"
