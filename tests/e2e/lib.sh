@@ -136,11 +136,19 @@ require_fixture()
 
 # lp_record STDOUT STDERR ARGS...: run `latprof record ARGS` under a timeout,
 # stdout and stderr to files; returns latprof's exit status (124 on timeout).
+# In the foreground it also sets AWAY, the CPUs' largest share of time in
+# interrupts or stolen while it ran (cpu_away_frac; away_hi uses it).
+AWAY=0
 lp_record()
 {
-	local out=$1 err=$2
+	local out=$1 err=$2 rc
 	shift 2
+	cpu_stat_snap "$WORKDIR/.stat0"
 	timeout -k 5 30 "$LATPROF" record "$@" >"$out" 2>"$err"
+	rc=$?
+	cpu_stat_snap "$WORKDIR/.stat1"
+	AWAY=$(cpu_away_frac "$WORKDIR/.stat0" "$WORKDIR/.stat1")
+	return $rc
 }
 
 # lp_folded PROFILE OUT: export PROFILE as folded stacks into OUT.
@@ -1021,6 +1029,14 @@ _wrk_ns()
 cpu_stat_snap()
 {
 	grep '^cpu[0-9]' /proc/stat >"$1"
+}
+
+# away_hi BOUND: the upper bound BOUND of a ratio of CPU samples to CPU time
+# x frequency, raised for the time the CPUs spent away from their tasks
+# during the last lp_record: BOUND / (1 - AWAY).
+away_hi()
+{
+	calc "$1 / (1 - ${AWAY:-0})"
 }
 
 # cpu_away_frac A B: the largest share, over the CPUs, of the time between

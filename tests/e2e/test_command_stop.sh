@@ -7,6 +7,10 @@
 # Ground truth: the spin fixture handles SIGTERM by printing its own CPU time
 # (getrusage) and exiting 0; its spin_work samples must be within
 # [0.8, 1.1] x that CPU time x freq.
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture spin
@@ -30,7 +34,7 @@ check()
 	exp=$(calc "$cpu / 1e9 * $freq")
 	r=$(calc "$n / $exp")
 	info "$name: spin_work samples=$n, command cpu x freq=$exp, ratio=$r"
-	in_range "$r" 0.8 1.1 || fail "$name: $n samples, expected [0.8, 1.1] x $exp"
+	in_range "$r" 0.8 "$(away_hi 1.1)" || fail "$name: $n samples, expected [0.8, 1.1] x $exp"
 }
 
 lp_record "$WORKDIR/dur.out" "$WORKDIR/dur.err" -o "$WORKDIR/dur.pb.gz" -F $freq -d 1 \

@@ -13,6 +13,10 @@
 #   - >= 90% of the hot_a samples have main as hot_a's caller ("main;hot_a"):
 #     main calls hot_a directly and both keep frame pointers, so no frame may
 #     be lost or mis-symbolized (perf shows main;hot_a on every sample).
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture hot_ab
@@ -50,7 +54,7 @@ for freq in 99 499; do
 		diag_file "folded" "$folded"
 		fail "-F $freq: hot_b share $share_b ($b/$total) not in [0.18, 0.32] (truth 0.25)"
 	fi
-	if ! in_range "$ratio" 0.90 1.10; then
+	if ! in_range "$ratio" 0.90 "$(away_hi 1.10)"; then
 		diag_file "folded" "$folded"
 		fail "-F $freq: $total samples, expected $expected (cpu ${cpu_ns}ns x $freq Hz) +-10%"
 	fi

@@ -31,6 +31,10 @@
 #     wait_on_pipe and syscall:read); -o X.bogus, --weight latency without
 #     --mode syscall and export --format bogus
 #     exit 2 naming what is valid, leave no file, and record runs nothing.
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture sys_pipe hot_ab
@@ -87,7 +91,7 @@ done
 lat_total=$(folded_sum "$WORKDIR/pipe.latency.folded")
 cpu_total=$(folded_sum "$WORKDIR/hot.cpu.folded")
 want=$(awk -v c="$cpu_ns" 'BEGIN { printf "%.0f", c * 499 / 1e9 }')
-in_range "$(ratio "$cpu_total" "$want")" 0.7 1.1 ||
+in_range "$(ratio "$cpu_total" "$want")" 0.7 "$(away_hi 1.1)" ||
 	fail "pprof --weight cpu: $cpu_total samples of hot_ab, its CPU time says $want at 499 Hz"
 go_pprof_top_unit "$WORKDIR/pipe.latency.pb.gz" "$WORKDIR/pipe.lines" -lines
 if ! grep -Eq ' wait_on_pipe [^ ]*sys_pipe\.c:[0-9]+' "$WORKDIR/pipe.lines"; then

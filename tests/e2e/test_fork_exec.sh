@@ -27,10 +27,7 @@ require_root_bpf
 require_fixture forker child_hot
 
 freq=199
-cpu_stat_snap "$WORKDIR/stat0"
 record_and_fold fork -F $freq -- "$FIXTURES/forker" 300 600
-cpu_stat_snap "$WORKDIR/stat1"
-AWAY=$(cpu_away_frac "$WORKDIR/stat0" "$WORKDIR/stat1")
 folded=$WORKDIR/fork.folded
 out=$WORKDIR/fork.out
 
@@ -43,7 +40,7 @@ check_fn()
 	n=$(folded_sum "$folded" "$2" "$3")
 	exp=$(calc "$4 / 1e9 * $freq")
 	r=$(calc "$n / $exp")
-	hi=$(calc "1.15 / (1 - $AWAY)")
+	hi=$(away_hi 1.15)
 	info "$1: $3 samples=$n expected=$exp (cpu ${4}ns) ratio=$r (upper bound $hi: irq+steal $AWAY)"
 	if ! in_range "$r" 0.75 "$hi"; then
 		diag_file "folded" "$folded" 40
@@ -72,7 +69,7 @@ mkfifo "$WORKDIR/go"
 start_bg "$WORKDIR/p.out" sh -c 'read -r line <"$1"; exec "$0" 300 600' \
 	"$FIXTURES/forker" "$WORKDIR/go"
 ppid=$BG_PID
-cpu_stat_snap "$WORKDIR/stat0"
+cpu_stat_snap "$WORKDIR/stat0"	# lp_record in the background cannot set AWAY
 lp_record "$WORKDIR/p.rec.out" "$WORKDIR/p.err" -p "$ppid" -F $freq -d 15 -o "$WORKDIR/p.pb.gz" &
 lp=$!
 sleep 1	# latprof is attached well within this (its start-up is ~30 ms)

@@ -13,6 +13,10 @@
 #     (ksys_read, vfs_read, read_zero, ...) and a user frame above it
 #     (root first: a frame without "_[k]" before the first "_[k]" one);
 #   - user_work appears in user-leaf samples with >= 80% of their count.
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture sys_user
@@ -52,7 +56,7 @@ expected=$(calc "($ut + $st) / 1e9 * $freq")
 sys_share=$(calc "$st / ($ut + $st)")
 info "utime=${ut}ns stime=${st}ns (sys share $sys_share); samples=$total expected=$expected"
 info "kernel-leaf=$kleaf (with a read frame under a user stack: $kread); user-leaf=$uleaf (user_work: $uwork)"
-if ! in_range "$(calc "$total / $expected")" 0.90 1.10; then
+if ! in_range "$(calc "$total / $expected")" 0.90 "$(away_hi 1.10)"; then
 	diag_file "folded" "$folded"
 	fail "$total samples, expected $expected ((utime+stime) x $freq Hz) +-10%"
 fi

@@ -14,14 +14,19 @@
 #     on a busy machine; samples in HotSpot's math stubs may not reach their
 #     caller: 0.81 and 0.88 of hot_ns measured with CI running alongside);
 #   - <= 10% of java's CPU samples carry an unnamed JIT frame ("[anon]+0x").
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_cmd javac default-jdk-headless "the Java test"
 cp "$(dirname "$0")/../fixtures/JavaHot.java" "$WORKDIR/" &&
 	javac -d "$WORKDIR" "$WORKDIR/JavaHot.java" 2>"$WORKDIR/javac.err" ||
 	{ diag_file javac "$WORKDIR/javac.err"; fail "javac failed"; }
-(cd "$WORKDIR" && record_or_fail java -- java -XX:+UnlockDiagnosticVMOptions \
-	-XX:+DumpPerfMapAtExit -cp "$WORKDIR" JavaHot 1.5) || exit 1
+cd "$WORKDIR" || fail "cannot enter $WORKDIR"
+record_or_fail java -- java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit \
+	-cp "$WORKDIR" JavaHot 1.5
 out=$WORKDIR/java.out
 pid=$(kv "$out" "java_hot " pid)
 hot_ns=$(kv "$out" "java_hot " hot_ns)
@@ -34,7 +39,7 @@ hot=$(awk '/JavaHot\.hotLoop\([^;]*_\[j\]/ { s += $NF } END { printf "%d", s }' 
 read -r unnamed total < <(awk '/^java;/ { t += $NF; if (/\[anon\]\+0x/) u += $NF }
 	END { printf "%d %d\n", u, t }' "$WORKDIR/samples.folded")
 info "hotLoop: $hot ns on CPU (truth $hot_ns); unnamed JIT: $unnamed of $total samples"
-in_range "$(calc "$hot / $hot_ns")" 0.60 1.10 ||
+in_range "$(calc "$hot / $hot_ns")" 0.60 "$(away_hi 1.10)" ||
 	{ sort -t' ' -k2 -rn "$WORKDIR/cpu.folded" | head -5 | cut -c1-300; fail "JavaHot.hotLoop's named JIT frames hold $hot ns, truth $hot_ns"; }
 [ "$total" -gt 0 ] && in_range "$(calc "$unnamed / $total")" 0 0.10 ||
 	fail "$unnamed of $total java samples have an unnamed JIT frame"

@@ -19,6 +19,10 @@
 #     no_module); without that every such stack ended at
 #     Builtins_CallApiCallback, and slowRead held 0-53 ms of the ~530;
 #   - <= 10% of node's CPU samples carry an unnamed JIT frame ("[anon]+0x").
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_cmd node nodejs "the Node.js test"
@@ -26,7 +30,8 @@ script=$(cd "$(dirname "$0")/../fixtures" && pwd)/node_app.js
 fifo=$WORKDIR/fifo
 mkfifo "$fifo" || fail "cannot make a fifo in $WORKDIR"
 
-(cd "$WORKDIR" && record_or_fail node -- node --perf-basic-prof "$script" "$fifo" 1.5) || exit 1
+cd "$WORKDIR" || fail "cannot enter $WORKDIR"	# node writes its isolate logs here
+record_or_fail node -- node --perf-basic-prof "$script" "$fifo" 1.5
 prof=$WORKDIR/node.pb.gz
 out=$WORKDIR/node.out
 hot_ns=$(kv "$out" "node_app " hot_ns)
@@ -43,7 +48,7 @@ lat=$(awk '/;JS:[*~^]?slowRead [^;]*_\[j\]/ { s += $NF } END { printf "%d", s }'
 read -r unnamed total < <(awk '/^node;/ { t += $NF; if (/\[anon\]\+0x/) u += $NF }
 	END { printf "%d %d\n", u, t }' "$WORKDIR/samples.folded")
 info "hotLoop: $hot ns on CPU (truth $hot_ns); slowRead: $lat ns waiting (truth $read_ns); unnamed JIT: $unnamed of $total samples"
-in_range "$(calc "$hot / $hot_ns")" 0.70 1.10 ||
+in_range "$(calc "$hot / $hot_ns")" 0.70 "$(away_hi 1.10)" ||
 	{ sort -t' ' -k2 -rn "$WORKDIR/cpu.folded" | head -5 | cut -c1-300; fail "hotLoop's named JIT frames hold $hot ns, truth $hot_ns"; }
 in_range "$(calc "$lat / $read_ns")" 0.80 1.20 ||
 	{ sort -t' ' -k2 -rn "$WORKDIR/lat.folded" | head -5 | cut -c1-300; fail "slowRead's named JIT frame holds $lat ns of slow syscalls, truth $read_ns"; }

@@ -9,6 +9,10 @@
 # Checks, `record -F 499 -- jit_spin 1 perf-map`: >= 90% of jit_spin's
 # samples have the leaf jit_hot_loop_[j] (the JIT suffix), and the samples add up to the CPU time
 # the program printed x 499 Hz +-10%.
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture jit_spin
@@ -29,5 +33,5 @@ if [ "$total" -le 0 ] || ! in_range "$(ratio "$named" "$total")" 0.90 1; then
 	folded_top "$folded" jit_spin 5
 	fail "$named of $total samples have the leaf jit_hot_loop_[j], expected >= 90%"
 fi
-in_range "$(ratio "$total" "$want")" 0.9 1.1 || fail "$total samples, expected $want +-10%"
+in_range "$(ratio "$total" "$want")" 0.9 "$(away_hi 1.1)" || fail "$total samples, expected $want +-10%"
 pass "$named of $total samples in jit_hot_loop, named by the perf map"

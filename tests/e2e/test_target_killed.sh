@@ -16,6 +16,10 @@
 # must be complete: exit 0, export works, go tool pprof reads it, and no
 # temporary file is left next to it. The command case must say the command
 # was killed by signal 9.
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture spin
@@ -43,7 +47,7 @@ check_profile()
 		folded_top "$WORKDIR/$name.folded" spin 5
 		fail "$name: $n of $total samples name spin_work, expected >= 90%"
 	fi
-	in_range "$(ratio "$n" "$exp")" 0.5 1.1 || fail "$name: $n spin_work samples, expected [0.5, 1.1] x $exp"
+	in_range "$(ratio "$n" "$exp")" 0.5 "$(away_hi 1.1)" || fail "$name: $n spin_work samples, expected [0.5, 1.1] x $exp"
 	go_pprof_top "$prof" "$WORKDIR/$name.top" && grep -q spin_work "$WORKDIR/$name.top" || {
 		diag_file "go tool pprof" "$WORKDIR/$name.top"
 		fail "$name: go tool pprof cannot read the profile or does not show spin_work"

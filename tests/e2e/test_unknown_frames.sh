@@ -12,6 +12,10 @@
 #     samples must have a leaf that is "[unknown]" or "SOMETHING+0xOFFSET".
 # Both: the sample count is within +-10% of the CPU time the program printed
 # x freq (-F 499), and no frame is empty.
+# The upper bound on samples over CPU time x frequency is raised by the
+# CPUs' share of time in interrupts or stolen while recording (away_hi in
+# lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
+# that share out.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture hot_ab jit_spin
@@ -71,7 +75,7 @@ cpu=$(kv "$WORKDIR/stripped.out" "hot_ab " cpu_ns)
 read -r total unk ina off < <(leaf_stats "$WORKDIR/stripped.folded" hot_ab_stripped)
 exp=$(calc "$cpu / 1e9 * $freq")
 info "stripped: samples=$total expected=$exp; unknown/offset leaves=$unk (with offset $off, in hot_a [$HOT_A_LO, $HOT_A_HI): $ina)"
-if ! in_range "$(calc "$total / $exp")" 0.90 1.10; then
+if ! in_range "$(calc "$total / $exp")" 0.90 "$(away_hi 1.10)"; then
 	diag_file "folded" "$WORKDIR/stripped.folded"
 	fail "stripped binary: $total samples, expected $exp +-10% (dropped samples?)"
 fi
@@ -99,7 +103,7 @@ cpu=$(kv "$WORKDIR/jit.out" "jit_spin " cpu_ns)
 read -r total unk ina off < <(leaf_stats "$WORKDIR/jit.folded" jit_spin)
 exp=$(calc "$cpu / 1e9 * $freq")
 info "jit: samples=$total expected=$exp; unknown/offset leaves=$unk"
-if ! in_range "$(calc "$total / $exp")" 0.90 1.10; then
+if ! in_range "$(calc "$total / $exp")" 0.90 "$(away_hi 1.10)"; then
 	diag_file "folded" "$WORKDIR/jit.folded"
 	fail "jit: $total samples, expected $exp +-10% (dropped samples?)"
 fi
