@@ -3,16 +3,18 @@
 # Java (the machine's OpenJDK 17) with a perf map: a hot Java method by name.
 #
 # Ground truth (from the workload, not latprof): tests/fixtures/JavaHot.java
-# times its own CPU loop in hotLoop() (hot_ns, ~1.5 s of one thread).
+# times its own CPU loop in hotLoop() (hot_ns: the thread's CPU time over
+# 1.5 s of wall time).
 # HotSpot writes /tmp/perf-PID.map when it exits
 # (-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit), after the samples
 # were taken: latprof names the JIT frames when it builds the profile, from
 # the map of a process that has exited. Checks, `record -- java ...`:
 #   - the CPU time of stacks with a named JIT frame of JavaHot.hotLoop
-#     ("_[j]") is 60-110% of hot_ns (the first calls run in the interpreter,
-#     which has no per-method name, for as long as the compiler threads take
-#     on a busy machine; samples in HotSpot's math stubs may not reach their
-#     caller: 0.81 and 0.88 of hot_ns measured with CI running alongside);
+#     ("_[j]") is 70-110% of hot_ns, the main thread's CPU time over the
+#     loop (the first calls run in the interpreter, which has no per-method
+#     name, for as long as the compiler threads take on a busy machine;
+#     samples in HotSpot's math stubs may not reach their caller: 0.98 and
+#     1.00 measured with CI running alongside);
 #   - <= 10% of java's CPU samples carry an unnamed JIT frame ("[anon]+0x").
 # The upper bound on samples over CPU time x frequency is raised by the
 # CPUs' share of time in interrupts or stolen while recording (away_hi in
@@ -39,7 +41,7 @@ hot=$(awk '/JavaHot\.hotLoop\([^;]*_\[j\]/ { s += $NF } END { printf "%d", s }' 
 read -r unnamed total < <(awk '/^java;/ { t += $NF; if (/\[anon\]\+0x/) u += $NF }
 	END { printf "%d %d\n", u, t }' "$WORKDIR/samples.folded")
 info "hotLoop: $hot ns on CPU (truth $hot_ns); unnamed JIT: $unnamed of $total samples"
-in_range "$(calc "$hot / $hot_ns")" 0.60 "$(away_hi 1.10)" ||
+in_range "$(calc "$hot / $hot_ns")" 0.70 "$(away_hi 1.10)" ||
 	{ sort -t' ' -k2 -rn "$WORKDIR/cpu.folded" | head -5 | cut -c1-300; fail "JavaHot.hotLoop's named JIT frames hold $hot ns, truth $hot_ns"; }
 [ "$total" -gt 0 ] && in_range "$(calc "$unnamed / $total")" 0 0.10 ||
 	fail "$unnamed of $total java samples have an unnamed JIT frame"

@@ -4,7 +4,8 @@
 # name, on CPU and waiting in the kernel.
 #
 # Ground truth (from the workload, not latprof): tests/fixtures/node_app.js
-# times its own CPU phase in hotLoop() (hot_ns, ~1.5 s of one thread) and
+# measures its own CPU phase in hotLoop() (hot_ns: process.cpuUsage over
+# 1.5 s of wall time) and
 # its waits in slowRead() (fs.readFileSync of a FIFO whose writer comes
 # 50 ms later, 10 times: read_ns). Checks, `record -- node --perf-basic-prof`:
 #   - the CPU time of stacks with a named JIT frame of hotLoop ("_[j]", from
@@ -48,10 +49,17 @@ lat=$(awk '/;JS:[*~^]?slowRead [^;]*_\[j\]/ { s += $NF } END { printf "%d", s }'
 read -r unnamed total < <(awk '/^node;/ { t += $NF; if (/\[anon\]\+0x/) u += $NF }
 	END { printf "%d %d\n", u, t }' "$WORKDIR/samples.folded")
 info "hotLoop: $hot ns on CPU (truth $hot_ns); slowRead: $lat ns waiting (truth $read_ns); unnamed JIT: $unnamed of $total samples"
+# diag: node's heaviest stacks and how its user stacks were unwound
+node_diag()
+{
+	grep '^node;' "$WORKDIR/$1" | sort -t' ' -k2 -rn | head -5 | cut -c1-400 | sed 's/^/  | /'
+	lp_report "$prof" "$WORKDIR/report.txt" &&
+		grep -A1 ' node  ' "$WORKDIR/report.txt" | sed 's/^/  | /'
+}
 in_range "$(calc "$hot / $hot_ns")" 0.70 "$(away_hi 1.10)" ||
-	{ sort -t' ' -k2 -rn "$WORKDIR/cpu.folded" | head -5 | cut -c1-300; fail "hotLoop's named JIT frames hold $hot ns, truth $hot_ns"; }
+	{ node_diag cpu.folded; fail "hotLoop's named JIT frames hold $hot ns, truth $hot_ns"; }
 in_range "$(calc "$lat / $read_ns")" 0.80 1.20 ||
-	{ sort -t' ' -k2 -rn "$WORKDIR/lat.folded" | head -5 | cut -c1-300; fail "slowRead's named JIT frame holds $lat ns of slow syscalls, truth $read_ns"; }
+	{ node_diag lat.folded; fail "slowRead's named JIT frame holds $lat ns of slow syscalls, truth $read_ns"; }
 [ "$total" -gt 0 ] && in_range "$(calc "$unnamed / $total")" 0 0.10 ||
 	fail "$unnamed of $total node samples have an unnamed JIT frame"
 pass "hotLoop $hot / $hot_ns ns, slowRead $lat / $read_ns ns, unnamed JIT $unnamed / $total samples"
