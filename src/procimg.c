@@ -75,7 +75,7 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 	 * A process that exited or is exec'ing lists no code: that read fails
 	 * and the image keeps the snapshot its queued samples need.
 	 */
-	sym = symbolizer_snapshot(m->sym, pid);
+	sym = symbolizer_snapshot_after(m->sym, pid, img->sym);
 	if (!sym) {
 		if (!img->sym)
 			m->snapshot_failed++;

@@ -423,7 +423,45 @@ uint64_t sym_process_maps_digest(const struct sym_process *p)
 	return p->maps_digest;
 }
 
+/*
+ * Add @prev's mappings that no mapping of @p overlaps. A mapping with a
+ * binary keeps its file open (the symbolizer owns both); @p's digest stays
+ * the one of the text it read.
+ */
+static int process_keep_unmapped(struct sym_process *p, const struct sym_process *prev)
+{
+	size_t i, nr = p->maps.nr;
+
+	for (i = 0; i < prev->maps.nr; i++) {
+		const struct proc_map *old = &prev->maps.items[i];
+		size_t lo = 0, hi = nr, mid;
+
+		while (lo < hi) {	/* the first new mapping starting above old's start */
+			mid = lo + (hi - lo) / 2;
+			if (p->maps.items[mid].map.start <= old->map.start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if ((lo > 0 && p->maps.items[lo - 1].map.limit > old->map.start) ||
+		    (lo < nr && p->maps.items[lo].map.start < old->map.limit))
+			continue;	/* overlapped: the new mapping wins */
+		if (array_grow(&p->maps, p->maps.nr + 1))
+			return -ENOMEM;
+		p->maps.items[p->maps.nr++] = *old;
+	}
+	if (p->maps.nr > nr)
+		array_sort(p->maps.items, p->maps.nr, sizeof(*p->maps.items), proc_map_cmp);
+	return 0;
+}
+
 struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid)
+{
+	return symbolizer_snapshot_after(s, pid, NULL);
+}
+
+struct sym_process *symbolizer_snapshot_after(struct symbolizer *s, int pid,
+					      const struct sym_process *prev)
 {
 	struct sym_process *p = NULL;
 	char *maps = NULL, *buf = NULL, *exe = NULL;
@@ -448,6 +486,8 @@ struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid)
 	/* no executable mapping: a zombie (its maps read empty) or mid-exec */
 	if (!err && !p->maps.nr)
 		err = -ESRCH;
+	if (!err && prev)
+		err = process_keep_unmapped(p, prev);
 	if (err)
 		goto out;
 	s->procs.items[s->procs.nr++] = p;

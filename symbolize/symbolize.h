@@ -107,6 +107,17 @@ void symbolizer_free(struct symbolizer *s);
 struct sym_process *symbolizer_snapshot(struct symbolizer *s, int pid);
 
 /*
+ * symbolizer_snapshot() again for a process last seen as @prev (NULL: none),
+ * keeping each executable mapping of @prev that no mapping listed now
+ * overlaps. Samples queued before a region was unmapped are unwound and
+ * symbolized with the newest snapshot, so the code they ran must stay in it:
+ * a JIT that frees its code space as the process exits, a dlclose. Where a
+ * new mapping overlaps an old one, the new one wins.
+ */
+struct sym_process *symbolizer_snapshot_after(struct symbolizer *s, int pid,
+					      const struct sym_process *prev);
+
+/*
  * A digest of the executable mappings listed in @maps, the text of a
  * /proc/PID/maps: equal digests, same layout of code. Cannot fail.
  */

@@ -6,12 +6,16 @@
 # FIXTURES, when set, name the program and fixture directory the e2e tests use
 # (the Makefile sets them: build-san/ under SANITIZE=1). TEST_WRAPPER, when
 # set, is a command the unit tests run under (`make check-valgrind`). Each
-# test gets TEST_TIMEOUT_S seconds (default 120).
+# test gets TEST_TIMEOUT_S seconds (default 120). A failed test's work
+# directory (its profiles, folded files, logs) is kept in
+# FAILED_DIR/NAME (default build/failed-tests), so a failure seen once in CI
+# can be studied after the run.
 # usage: tests/run.sh SUITE TEST...
 set -u
 suite=$1; shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 limit=${TEST_TIMEOUT_S:-120}
+failed_dir=${FAILED_DIR:-$top/build/failed-tests}
 pass=0 fail=0 skip=0
 failed=()
 for t in "$@"; do
@@ -33,6 +37,9 @@ for t in "$@"; do
 		[ $rc -eq 77 ] && echo "FAIL $name (skipped, but CI=true requires it to run)" \
 			|| echo "FAIL $name (exit $rc)"
 		sed 's/^/    | /' "$log" | tail -n 40
+		keep=$failed_dir/$(basename "$name")
+		rm -rf "$keep" && mkdir -p "$failed_dir" && cp -a "$work" "$keep" &&
+			echo "    | (work directory kept in $keep)"
 	fi
 	rm -rf "$work"
 done
