@@ -49,14 +49,18 @@ endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -I. -I$(BUILD) -I$(BUILD)/proto -D_GNU_SOURCE -MMD -MP \
 	-DLATPROF_VERSION='"$(VERSION)"'
 LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm -lyaml
-# serve's HTTP server, linked into the program only
-PROG_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+# serve's HTTP server: libmicrohttpd is not linked but opened by its soname
+# when serve starts (src/mhd.h), with the TLS stack it pulls in
+PROG_LIBS := -ldl -lpthread
+MHD_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+$(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
 PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c src/collect.c \
 	src/collect_build.c src/collect_drain.c src/sampler.c src/cmd_serve.c src/serve.c \
-	src/serve_http.c
+	src/serve_http.c src/mhd.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c)) $(wildcard symbolize/*.c) \
 	$(wildcard flamegraph/*.c)
 PROTO_C := $(BUILD)/proto/profile.pb-c.c

@@ -10,7 +10,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <malloc.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 
 #include "src/export_pprof.h"
 #include "src/loadprof.h"
+#include "src/mhd.h"
 #include "src/pprof.h"
 #include "src/serve_parse.h"
 #include "src/session.h"
@@ -29,6 +29,9 @@
 #define HTTP_MAX_CONNECTIONS 64
 /* A connection idle this long is closed. */
 #define HTTP_IDLE_TIMEOUT_S 30
+
+/* libmicrohttpd's functions, set by the first serve_http_start() */
+static const struct mhd_api *mhd;
 
 struct serve_http {
 	struct serve_http_config cfg;
@@ -51,22 +54,22 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct http_reply
 	enum MHD_Result ret;
 	char disp[96];
 
-	resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+	resp = mhd->create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(r->body);
 		return MHD_NO;
 	}
 	r->body = NULL;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
+	mhd->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->type);
 	if (r->filename) {
 		snprintf(disp, sizeof(disp), "attachment; filename=\"%s\"", r->filename);
-		MHD_add_response_header(resp, "Content-Disposition", disp);
+		mhd->add_response_header(resp, "Content-Disposition", disp);
 	}
 	if (r->status == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		mhd->add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 					"Bearer realm=\"latprof\"");
-	ret = MHD_queue_response(conn, r->status, resp);
-	MHD_destroy_response(resp);
+	ret = mhd->queue_response(conn, r->status, resp);
+	mhd->destroy_response(resp);
 	return ret;
 }
 
@@ -94,7 +97,7 @@ static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
 {
 	if (!h->cfg.token)
 		return true;
-	return serve_bearer_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	return serve_bearer_ok(mhd->lookup_connection_value(conn, MHD_HEADER_KIND,
 							   MHD_HTTP_HEADER_AUTHORIZATION),
 			       h->cfg.token);
 }
@@ -149,7 +152,7 @@ static int query_check(struct MHD_Connection *conn, char *why, size_t size)
 {
 	struct query_scan q = { 0 };
 
-	MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, query_scan_one, &q);
+	mhd->get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, query_scan_one, &q);
 	if (!q.key)
 		return 0;
 	snprintf(why, size, "invalid %s: %s", q.key, q.what);
@@ -158,7 +161,7 @@ static int query_check(struct MHD_Connection *conn, char *why, size_t size)
 
 static const char *query_get(void *ctx, const char *key)
 {
-	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
+	return mhd->lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
 }
 
 /* The request's parameters (serve_parse.c), then whether its pid exists. */
@@ -416,8 +419,11 @@ struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 	const union MHD_DaemonInfo *info;
 	bool v6;
 
-	if (!h)
+	mhd = mhd_open();
+	if (!mhd || !h) {
+		free(h);
 		return NULL;
+	}
 	h->cfg = *cfg;
 	pthread_mutex_init(&h->lock, NULL);
 	if (serve_parse_listen(cfg->listen, &ss, &v6)) {
@@ -427,13 +433,13 @@ struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	if (cfg->tls_cert) {
-		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		if (mhd->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 			pr_err("cannot serve HTTPS: libmicrohttpd was built without TLS");
 			goto fail;
 		}
 		flags |= MHD_USE_TLS;
 	}
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+	h->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT_S,
@@ -445,7 +451,7 @@ struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 		       errno ? strerror(errno) : "address in use or bad TLS key/certificate");
 		goto fail;
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	info = mhd->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	pr_info("serving on %s://%.*s:%u", cfg->tls_cert ? "https" : "http",
 		(int)(strrchr(cfg->listen, ':') - cfg->listen), cfg->listen,
 		info ? info->port : 0);
@@ -460,7 +466,7 @@ void serve_http_stop(struct serve_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);
+	mhd->stop_daemon(h->d);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }

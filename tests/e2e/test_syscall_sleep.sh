@@ -7,9 +7,12 @@
 # -> sleeper -> nanosleep, which glibc 2.36 implements with
 # clock_nanosleep) sleeps 30 x 10 ms = 0.30 s and times the sleeps itself
 # (sleep_ns, a little more than 0.30 s: timer slack).
-# Checks, `record -- sys_sleep` three ways (default; LATPROF_RAW_TP=1, whose
-# metadata must say syscall_hooks=raw_tp; --unwind fp, any stack), export
-# --weight latency --format folded:
+# Checks, `record -- sys_sleep` four ways (default; LATPROF_RAW_TP=1, whose
+# metadata must say syscall_hooks=raw_tp; --unwind fp, any stack;
+# LATPROF_DEBUG_OLD_KERNEL=refuse, where the kernel refuses the first load
+# and latprof loads again without the 5.18 programs: -v must say so, and
+# without -v the refused load prints nothing), export --weight latency
+# --format folded:
 #   - sys_sleep's stacks containing main;sleeper and ending in
 #     syscall:clock_nanosleep add up to the fixture's sleep_ns +-10%, and to
 #     0.30 s +-10% (the upper bound stretches to sleep_ns + 10% when the
@@ -25,9 +28,17 @@ require_fixture sys_sleep
 # (default), raw_tp hooks (the fallback, forced), and the in-kernel
 # frame-pointer map (--unwind fp: glibc has no frame pointers, so there only
 # the leaf and the total are checked, not the caller chain)
-for variant in default raw_tp fp; do
+for variant in default raw_tp fp refused; do
 	case $variant in
 	default) LATPROF_RAW_TP= record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
+	refused)
+		LATPROF_DEBUG_OLD_KERNEL=refuse record_or_fail sleep-quiet -- "$FIXTURES/sys_sleep" 1 10
+		! grep -q 'libbpf' "$WORKDIR/sleep-quiet.err" ||
+			{ diag_file "record stderr" "$WORKDIR/sleep-quiet.err"; fail "refused: the refused first load printed libbpf's messages without -v"; }
+		LATPROF_DEBUG_OLD_KERNEL=refuse record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
+		grep -q 'BPF load (5.18 features, tp_btf) failed' "$WORKDIR/sleep-$variant.err" &&
+			grep -q 'kernel without bpf_copy_from_user_task' "$WORKDIR/sleep-$variant.err" ||
+			{ diag_file "record stderr" "$WORKDIR/sleep-$variant.err"; fail "refused: -v does not say that the first load failed and the fallbacks loaded"; } ;;
 	raw_tp) LATPROF_RAW_TP=1 record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
 	fp) record_or_fail sleep-$variant --unwind fp -- "$FIXTURES/sys_sleep" 30 10 ;;
 	esac
