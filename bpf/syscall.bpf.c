@@ -40,8 +40,14 @@ struct {
 	__type(value, struct lp_task);
 } task_state SEC(".maps");
 
+/*
+ * Not preallocated: a per-CPU value of every entry for every CPU took 30 ms
+ * to create at start-up (and its kernel memory) for what is an overflow of
+ * sys_fast; an entry is allocated at a process's first call of a number.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);	/* resized by user space before load */
 	__type(key, struct lp_sys_key);
 	__type(value, struct lp_sys_stat);
