@@ -448,6 +448,7 @@ int collect_track_flush(struct collect *c)
 struct kernel_features {
 	bool copy_from_user_task;	/* 5.18: the in-flight iterator copies stacks */
 	bool switch_prev_state;		/* 5.18: sched_switch's prev_state argument */
+	bool bpf_loop;			/* 5.17: the Python thread search as a loop */
 };
 
 /* Which programs load: only those of the chosen collectors, as the kernel has them. */
@@ -530,6 +531,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		strncpy((char *)s->rodata->cfg_comms[i], o->comms[i], LP_COMM_LEN - 1);
 	s->rodata->cfg_unwind_dwarf = o->unwind_dwarf;
 	s->rodata->cfg_python = c->py != NULL;
+	s->rodata->cfg_bpf_loop = f->bpf_loop;
 	s->rodata->cfg_stack_size = o->stack_size;
 	/*
 	 * The collision maps (stackid_get): the first map's overflow only, so
@@ -564,6 +566,38 @@ static int configure(struct collect *c, const struct collect_opts *o,
 }
 
 /*
+ * The hidden LATPROF_DEBUG_VERIFIER=1: each program's verification time and
+ * instructions processed (the kernel's BPF_LOG_STATS), printed after load
+ * (@after) to stderr. Load time is start-up time; bench/README.md shows how
+ * to read these.
+ */
+static void verifier_stats(struct bpf_object *obj, bool after)
+{
+	static char logs[16][512];
+	const char *env = getenv("LATPROF_DEBUG_VERIFIER");
+	struct bpf_program *prog;
+	size_t i = 0;
+	char *nl;
+
+	if (!env || strcmp(env, "1"))
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		if (i >= ARRAY_SIZE(logs))
+			break;
+		if (!after) {
+			logs[i][0] = '\0';
+			bpf_program__set_log_level(prog, 4);	/* BPF_LOG_STATS */
+			bpf_program__set_log_buf(prog, logs[i], sizeof(logs[i]));
+		} else if (bpf_program__autoload(prog)) {
+			while ((nl = strchr(logs[i], '\n')))
+				*nl = ' ';
+			fprintf(stderr, "latprof: verifier: %s: %s\n", bpf_program__name(prog), logs[i]);
+		}
+		i++;
+	}
+}
+
+/*
  * Open, configure and load the skeleton, falling back until the kernel takes
  * it: the 5.18 features off (kernel_features), then the syscall hooks as
  * raw_tp instead of tp_btf (older kernels, odd BTF), then both. The hidden
@@ -578,7 +612,7 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 	/* "refuse": the kernel refuses the first try (tests/e2e/test_load_fallback.sh) */
 	bool refuse = old && !strcmp(old, "refuse");
 	bool in_flight = c->sys_hooks || c->mode_offcpu;
-	bool no_features = (old && *old && strcmp(old, "0") && !refuse) || !in_flight;
+	bool no_features = (old && *old && strcmp(old, "0") && !refuse) || (!in_flight && !c->py);
 	struct { bool features, raw_tp; } tries[4];
 	size_t nr = 0, i;
 	int raw, err = -EINVAL;
@@ -595,6 +629,7 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 		struct kernel_features f = {
 			.copy_from_user_task = tries[i].features,
 			.switch_prev_state = tries[i].features,
+			.bpf_loop = tries[i].features,
 		};
 
 		c->raw_tp = tries[i].raw_tp;
@@ -611,7 +646,9 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 			return err;
 		*why = "cannot load BPF programs (see docs/troubleshooting.md)";
 		libbpf_quiet = i + 1 < nr;
+		verifier_stats(c->skel->obj, false);
 		err = latprof_bpf__load(c->skel);
+		verifier_stats(c->skel->obj, true);
 		libbpf_quiet = false;
 		if (!err)
 			break;
@@ -624,8 +661,8 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 				 tries[i + 1].features ? "5.18 features" : "without them",
 				 tries[i + 1].raw_tp ? "raw_tp" : "tp_btf");
 	}
-	if (!err && in_flight && !tries[i].features)
-		pr_debug("kernel without bpf_copy_from_user_task or sched_switch's prev_state (5.18): calls in flight at stop keep only their innermost user frame, off-CPU reads the task's state");
+	if (!err && (in_flight || c->py) && !tries[i].features)
+		pr_debug("kernel without bpf_copy_from_user_task or sched_switch's prev_state (5.18): calls in flight at stop keep only their innermost user frame, off-CPU reads the task's state; the Python thread search is unrolled (slower to load)");
 	return err;
 }
 
