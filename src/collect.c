@@ -548,12 +548,19 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		err = bpf_map__set_max_entries(s->maps.ustack_scratch, 2 * ncpu + 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustacks, o->ustack_ring_bytes);
+	/*
+	 * The in-kernel aggregates, preallocated (the CPU sampler may not
+	 * allocate), are sized to what the mode sends them: with DWARF stacks
+	 * only kernel threads' CPU samples, and off-CPU intervals outside
+	 * syscalls; without off-CPU, timed samples are frame-pointer stacks of
+	 * slow syscalls only. Each 65,536-entry map took 2-3 ms to create.
+	 */
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.cpu_samples,
-					       debug_max_entries(o->max_samples));
+		err = bpf_map__set_max_entries(s->maps.cpu_samples, debug_max_entries(
+			o->unwind_dwarf ? MIN(o->max_samples, 4096) : o->max_samples));
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.timed_samples,
-					       debug_max_entries(o->max_samples));
+		err = bpf_map__set_max_entries(s->maps.timed_samples, debug_max_entries(
+			o->mode_offcpu || (!o->unwind_dwarf && o->mode_syscall) ? o->max_samples : 1));
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.sys_stats,
 					       debug_max_entries(o->max_sys_stats));
