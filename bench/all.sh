@@ -258,11 +258,12 @@ nginx_rows()
 	fl=$(awk -F'\t' '$1 == "floor" { print $3 }' "$TMP/ngx.loss" | median)
 	raw "$f" | awk -F'\t' '$1 == "base" { print $3 }' | stats |
 		row nginx "no tool (base)" "requests/s" "%.0f" "-"
-	for v in floor lp syscount bpftrace perf_trace; do
+	for v in floor lp serve syscount bpftrace perf_trace; do
 		grep -q "^$v	" "$TMP/ngx.loss" || continue
 		case $v in
 		floor) label="floor (empty BPF progs)" ;;
 		lp) label="latprof --mode cpu,syscall" ;;
+		serve) label="latprof serve (defaults)" ;;
 		syscount) label="syscount -L" ;;
 		bpftrace) label="bpftrace latency hist" ;;
 		perf_trace) label="perf trace -s" ;;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What tracing one nginx worker costs in requests per second: latprof record
-# --mode cpu,syscall against the floor (empty BPF programs on the syscall
+# --mode cpu,syscall and latprof serve (its default collectors) against the floor (empty BPF programs on the syscall
 # hooks, build/bench/floor), syscount -L, a bpftrace latency histogram and
 # perf trace -s, with wrk as the load. See bench/README.md.
 #
@@ -109,7 +109,7 @@ for ((i = 0; i < 100; i++)); do
 done
 
 VARIANTS="base floor"
-has_latprof_syscall cpu,syscall "$WORKER" && VARIANTS="$VARIANTS lp"
+has_latprof_syscall cpu,syscall "$WORKER" && VARIANTS="$VARIANTS lp serve"
 has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
 has "$PERF" "perf trace" && VARIANTS="$VARIANTS perf_trace"
@@ -126,6 +126,8 @@ run()
 	floor) cmd=("$FLOOR") ;;
 	lp) cmd=("$LATPROF" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz" -p "$WORKER") ;;
 	lp_b) cmd=("$LATPROF_B" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz" -p "$WORKER") ;;
+	# the agent with its default collectors, on the worker; nothing scrapes it
+	serve) cmd=("$LATPROF" serve -q -p "$WORKER" --listen "127.0.0.1:$((PORT + 1))") ;;
 	syscount) cmd=("$SYSCOUNT" -L -p "$WORKER") ;;
 	bpftrace) cmd=("$BPFTRACE" -e "
 		tracepoint:raw_syscalls:sys_enter /pid == $WORKER/ { @start[tid] = nsecs; }
@@ -250,6 +252,7 @@ summary()
 		BEGIN {
 			label["lp"] = "latprof"
 			label["lp_b"] = "latprof B"
+			label["serve"] = "latprof serve"
 			label["syscount"] = "syscount -L"
 			label["perf_trace"] = "perf trace -s"
 		}

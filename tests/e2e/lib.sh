@@ -106,6 +106,17 @@ diag_file()
 	fi
 }
 
+# kernel_at_least MAJOR MINOR: is the running kernel MAJOR.MINOR or later?
+kernel_at_least()
+{
+	local v maj min
+	v=$(uname -r)
+	maj=${v%%.*}
+	min=${v#*.}
+	min=${min%%[!0-9]*}
+	[ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }
+}
+
 # require_root_bpf: exit 77 unless root with BPF, BTF and perf events usable.
 require_root_bpf()
 {

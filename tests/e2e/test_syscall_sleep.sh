@@ -11,7 +11,8 @@
 # metadata must say syscall_hooks=raw_tp; --unwind fp, any stack;
 # LATPROF_DEBUG_OLD_KERNEL=refuse, where the kernel refuses the first load
 # and latprof loads again without the 5.18 programs: -v must say so, and
-# without -v the refused load prints nothing), export --weight latency
+# without -v the refused load prints nothing; on 5.18 and later the default
+# loads at the first try), export --weight latency
 # --format folded:
 #   - sys_sleep's stacks containing main;sleeper and ending in
 #     syscall:clock_nanosleep add up to the fixture's sleep_ns +-10%, and to
@@ -30,7 +31,13 @@ require_fixture sys_sleep
 # the leaf and the total are checked, not the caller chain)
 for variant in default raw_tp fp refused; do
 	case $variant in
-	default) LATPROF_RAW_TP= record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
+	default)
+		LATPROF_RAW_TP= record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
+		# 5.18 has every feature the first try needs: it must load
+		if kernel_at_least 5 18 && grep -q 'BPF load (' "$WORKDIR/sleep-$variant.err"; then
+			diag_file "record stderr" "$WORKDIR/sleep-$variant.err"
+			fail "default: the first load failed on $(uname -r), a kernel that has what it needs"
+		fi ;;
 	refused)
 		LATPROF_DEBUG_OLD_KERNEL=refuse record_or_fail sleep-quiet -- "$FIXTURES/sys_sleep" 1 10
 		! grep -q 'libbpf' "$WORKDIR/sleep-quiet.err" ||
