@@ -77,7 +77,10 @@ watch_hwm()
 	while [ -n "$tool" ] && [ -r "/proc/$tool/status" ]; do
 		kids=
 		for f in /proc/"$tool"/task/*/children; do
-			read -r rest 2>/dev/null <"$f" && kids="$kids$rest"
+			# no newline ends the list: read fails at EOF but fills rest
+			rest=
+			read -r rest 2>/dev/null <"$f"
+			kids="$kids$rest"
 		done
 		[ -n "$kids" ] && seen=1
 		# the workload has exited: the recording is over
