@@ -423,6 +423,21 @@ uint64_t sym_process_maps_digest(const struct sym_process *p)
 	return p->maps_digest;
 }
 
+/* The index of the first of @p's first @nr mappings (sorted) that starts above @addr. */
+static size_t maps_first_above(const struct sym_process *p, size_t nr, uint64_t addr)
+{
+	size_t lo = 0, hi = nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->maps.items[mid].map.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Add @prev's mappings that no mapping of @p overlaps. A mapping with a
  * binary keeps its file open (the symbolizer owns both); @p's digest stays
@@ -434,15 +449,8 @@ static int process_keep_unmapped(struct sym_process *p, const struct sym_process
 
 	for (i = 0; i < prev->maps.nr; i++) {
 		const struct proc_map *old = &prev->maps.items[i];
-		size_t lo = 0, hi = nr, mid;
+		size_t lo = maps_first_above(p, nr, old->map.start);
 
-		while (lo < hi) {	/* the first new mapping starting above old's start */
-			mid = lo + (hi - lo) / 2;
-			if (p->maps.items[mid].map.start <= old->map.start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if ((lo > 0 && p->maps.items[lo - 1].map.limit > old->map.start) ||
 		    (lo < nr && p->maps.items[lo].map.start < old->map.limit))
 			continue;	/* overlapped: the new mapping wins */
@@ -505,15 +513,8 @@ out:
 
 static const struct proc_map *process_find_map(const struct sym_process *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->maps.nr, mid;
+	size_t lo = maps_first_above(p, p->maps.nr, addr);
 
-	while (lo < hi) {	/* first mapping starting above addr */
-		mid = lo + (hi - lo) / 2;
-		if (p->maps.items[mid].map.start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || addr >= p->maps.items[lo - 1].map.limit)
 		return NULL;
 	return &p->maps.items[lo - 1];
