@@ -18,6 +18,8 @@
 #define ENOENT 2
 #define EFAULT 14
 #define EEXIST 17
+#define E2BIG 7
+#define ENOSPC 28
 #define PF_KTHREAD 0x00200000
 
 extern const volatile __u32 cfg_all;		/* -a: every process is a target */
@@ -50,12 +52,25 @@ struct events_map {
 	__uint(max_entries, 256 * 1024);
 };
 
-/* bpf_get_stackid: kernel stacks, and frame-pointer user stacks (stackid_get) */
+/*
+ * Kernel stacks, and frame-pointer user stacks (stack_get): a hash table with
+ * chains, keyed by a 64-bit hash of the frames. Allocated on use where the
+ * kernel lets a perf_event program use such a map (6.1; user space sets
+ * BPF_F_NO_PREALLOC then), so max_entries is a cap, not memory.
+ */
 struct stacks_map {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);	/* resized by user space before load */
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, LP_MAX_STACK_DEPTH * sizeof(__u64));
+	__type(key, __u64);
+	__type(value, struct lp_stack);
+};
+
+/* Where stack_get builds a stack: [0] the CPU sampler, [1] tracepoints. */
+struct stack_scratch_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct lp_stack);
 };
 
 /*
@@ -73,8 +88,9 @@ struct fast_slots_map {
 extern struct procs_map procs SEC(".maps");
 extern struct fast_slots_map fast_slots SEC(".maps");
 extern struct stacks_map stacks SEC(".maps");
-extern struct stacks_map stacks_b SEC(".maps");
-extern struct stacks_map stacks_c SEC(".maps");
+extern struct stack_scratch_map stack_scratch SEC(".maps");
+extern __u32 stack_next_id;	/* ids handed out so far */
+extern const volatile __u32 cfg_max_stacks;	/* the stacks map's max_entries */
 extern struct stats_map stats SEC(".maps");
 extern struct events_map events SEC(".maps");
 
@@ -105,42 +121,81 @@ static __always_inline void event_send(__u32 type, __u32 pid, __u32 ppid, __u32 
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void count_stackid_error(__s32 id, __u32 eexist, __u32 efault,
-						 __u32 other)
+/* Count a stack_get failure: the map full, the stack unreadable, or other. */
+static __always_inline void count_stack_error(__s32 id, __u32 full, __u32 efault, __u32 other)
 {
 	if (id >= 0)
 		return;
-	if (id == -EEXIST)
-		stat_inc(eexist);
+	if (id == -ENOSPC)
+		stat_inc(full);
 	else if (id == -EFAULT)
 		stat_inc(efault);
 	else
 		stat_inc(other);
 }
 
-/*
- * bpf_get_stackid for the stack of @ctx, whose collisions go to a second and
- * a third map. A stack trace map is a hash table without chains: a stack
- * whose bucket holds another one gets -EEXIST, at birthday odds, long
- * before the map is full (simulated: 2500 distinct stacks in 4096 buckets
- * lose 630). Each further map takes only the stacks refused before it,
- * which makes a chain of three per bucket: 17 of those 2500 lost, none of
- * 1000 (111 with one map). The id names the map (latprof.h); -EEXIST only
- * when all three refuse the stack.
- */
-static __always_inline __s32 stackid_get(void *ctx, __u64 flags)
+/* A 64-bit hash of @nr frames: multiply and fold after each one. */
+static __always_inline __u64 stack_hash(const struct lp_stack *st, __u32 nr)
 {
-	__s32 id = bpf_get_stackid(ctx, &stacks, flags);
+	__u64 h = (nr + 1) * 0x9e3779b97f4a7c15ULL;
+	__u32 i;
 
-	if (id != -EEXIST)
-		return id;
-	id = bpf_get_stackid(ctx, &stacks_b, flags);
-	if (id >= 0)
-		return id | (1 << LP_STACK_ID_MAP_SHIFT);
-	if (id != -EEXIST)
-		return id;
-	id = bpf_get_stackid(ctx, &stacks_c, flags);
-	return id >= 0 ? id | (2 << LP_STACK_ID_MAP_SHIFT) : id;
+	for (i = 0; i < LP_STACK_FRAMES && i < nr; i++) {
+		h ^= st->ips[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/*
+ * The id of the stack of @ctx (@flags as for bpf_get_stack: 0 for the
+ * kernel stack, BPF_F_USER_STACK), added to the stacks map when new.
+ * bpf_get_stackid's map is a hash table without chains: a stack whose
+ * bucket holds another one is refused (-EEXIST) at birthday odds, long
+ * before the map is full (2500 distinct stacks in 4096 buckets lose 630).
+ * Here the kernel's hash table keeps both, so a stack is lost only when
+ * cfg_max_stacks are taken (-ENOSPC). Two stacks of the same 64-bit hash
+ * are told apart by depth and leaf frame and the second one is refused
+ * (-EEXIST, counted as an error: not seen so far). @sampler: the CPU
+ * sampler, which can interrupt a tracepoint program's stack_get on the
+ * same CPU, uses its own scratch record.
+ */
+static __always_inline __s32 stack_get(void *ctx, __u64 flags, const bool sampler)
+{
+	__u32 slot = sampler ? 0 : 1, nr;
+	struct lp_stack *st, *old;
+	long len, err;
+	__u64 h;
+
+	st = bpf_map_lookup_elem(&stack_scratch, &slot);
+	if (!st)
+		return -ENOENT;
+	/* the helper zeroes the rest of ips[] */
+	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
+	if (len <= 0)
+		return len < 0 ? len : -EFAULT;
+	nr = len / sizeof(st->ips[0]);
+	h = stack_hash(st, nr);
+	old = bpf_map_lookup_elem(&stacks, &h);
+	if (!old) {
+		if (stack_next_id >= cfg_max_stacks)
+			return -ENOSPC;
+		st->id = __sync_fetch_and_add(&stack_next_id, 1);
+		st->nr = nr;
+		err = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+		if (!err)
+			return st->id;
+		/* full (-E2BIG), an allocation failed, or another CPU added it first */
+		if (err != -EEXIST)
+			return err == -E2BIG ? -ENOSPC : err;
+		old = bpf_map_lookup_elem(&stacks, &h);
+		if (!old)
+			return -ENOENT;
+	}
+	if (old->nr != nr || old->ips[0] != st->ips[0])
+		return -EEXIST;
+	return old->id;
 }
 
 static __always_inline bool comm_matches(const char *comm)

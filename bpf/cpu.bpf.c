@@ -48,7 +48,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.gen = proc->gen;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	/* a sample taken in user mode has no kernel stack: not a loss */
-	key.kstack_id = in_user_mode(ctx) ? -ENOENT : stackid_get(ctx, 0);
+	key.kstack_id = in_user_mode(ctx) ? -ENOENT : stack_get(ctx, 0, true);
 	/* kernel threads have no user stack: not a loss */
 	kthread = bpf_get_current_task_btf()->flags & PF_KTHREAD;
 	if (kthread) {
@@ -56,18 +56,18 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	} else if (cfg_unwind_dwarf) {
 		/* counted in user space once unwound; a loss is counted inside */
 		if (key.kstack_id != -ENOENT)
-			count_stackid_error(key.kstack_id, LP_STAT_KSTACK_EEXIST,
+			count_stack_error(key.kstack_id, LP_STAT_KSTACK_FULL,
 					    LP_STAT_KSTACK_EFAULT, LP_STAT_KSTACK_OTHER);
 		ustack_submit(LP_SAMPLE_CPU, tgid, key.gen, key.kstack_id, 1);
 		return 0;
 	} else {
-		key.ustack_id = stackid_get(ctx, BPF_F_USER_STACK);
+		key.ustack_id = stack_get(ctx, BPF_F_USER_STACK, true);
 	}
 	if (!kthread)
-		count_stackid_error(key.ustack_id, LP_STAT_USTACK_EEXIST, LP_STAT_USTACK_EFAULT,
+		count_stack_error(key.ustack_id, LP_STAT_USTACK_FULL, LP_STAT_USTACK_EFAULT,
 			    LP_STAT_USTACK_OTHER);
 	if (key.kstack_id != -ENOENT)
-		count_stackid_error(key.kstack_id, LP_STAT_KSTACK_EEXIST, LP_STAT_KSTACK_EFAULT,
+		count_stack_error(key.kstack_id, LP_STAT_KSTACK_FULL, LP_STAT_KSTACK_EFAULT,
 				    LP_STAT_KSTACK_OTHER);
 
 	count = bpf_map_lookup_elem(&cpu_samples, &key);

@@ -9,13 +9,20 @@
 #define LP_COMM_LEN 16
 #define LP_MAX_COMMS 8
 #define LP_MAX_STACK_DEPTH 127
+
 /*
- * A stack id names its map too (common.bpf.h, stackid_get): the map's index
- * (0: stacks, 1: stacks_b, 2: stacks_c) above this bit, the id in it below.
+ * A stack in the stacks map (common.bpf.h, stack_get), keyed by a 64-bit
+ * hash of its frames: ids are handed out in order, 0, 1, 2 ... At most
+ * LP_STACK_FRAMES frames (the innermost), so that a map element (the
+ * kernel's 64 bytes of header and key, and this) is one 1 KiB allocation:
+ * at 127 frames each would take 2 KiB.
  */
-#define LP_STACK_ID_MAP_SHIFT 28
-#define LP_STACK_ID_MASK ((1U << LP_STACK_ID_MAP_SHIFT) - 1)
-#define LP_STACK_MAPS 3
+#define LP_STACK_FRAMES 119
+struct lp_stack {
+	__u32 id;
+	__u32 nr;		/* frames in ips[] (the rest is zero) */
+	__u64 ips[LP_STACK_FRAMES];
+};
 #define LP_MAX_STACK_COPY 32768	/* bytes of user stack copied for DWARF unwinding */
 #define LP_NR_REGS 17		/* x86-64 DWARF registers 0..16 (16 = ip) */
 
@@ -23,7 +30,7 @@
 struct lp_sample_key {
 	__u32 tgid;
 	__u32 gen;		/* exec generation of tgid, see struct lp_proc */
-	__s32 ustack_id;	/* stack map id, or -errno from bpf_get_stackid */
+	__s32 ustack_id;	/* stack id (struct lp_stack), or -errno */
 	__s32 kstack_id;
 	char comm[LP_COMM_LEN];	/* thread name */
 };
@@ -410,10 +417,10 @@ struct lp_fd_event {
 /* Counters in the per-CPU stats array: nothing is lost silently. */
 enum lp_stat {
 	LP_STAT_SAMPLES,		/* samples of targets */
-	LP_STAT_USTACK_EEXIST,		/* user stack id hash collision */
+	LP_STAT_USTACK_FULL,		/* stacks map full: a new user stack lost */
 	LP_STAT_USTACK_EFAULT,		/* user stack not readable */
 	LP_STAT_USTACK_OTHER,
-	LP_STAT_KSTACK_EEXIST,
+	LP_STAT_KSTACK_FULL,
 	LP_STAT_KSTACK_EFAULT,
 	LP_STAT_KSTACK_OTHER,
 	LP_STAT_SAMPLES_DROPPED,	/* sample map full */

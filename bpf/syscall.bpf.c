@@ -274,8 +274,8 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 			.nr = nr,
 		};
 
-		key.ustack_id = stackid_get(ctx, BPF_F_USER_STACK);
-		count_stackid_error(key.ustack_id, LP_STAT_USTACK_EEXIST, LP_STAT_USTACK_EFAULT,
+		key.ustack_id = stack_get(ctx, BPF_F_USER_STACK, false);
+		count_stack_error(key.ustack_id, LP_STAT_USTACK_FULL, LP_STAT_USTACK_EFAULT,
 				    LP_STAT_USTACK_OTHER);
 		bpf_get_current_comm(key.comm, sizeof(key.comm));
 		timed_add(&key, latency, 0, 0);
@@ -330,10 +330,10 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 	}
 	t->off_preempted = preempt || prev_state == TASK_RUNNING;
 	/* our own frames (the program, bpf_trace_run4, ...) are cut in user space */
-	t->off_kstack = stackid_get(ctx, 0);
+	t->off_kstack = stack_get(ctx, 0, false);
 	/* with DWARF, a syscall's user stack is copied at its sys_exit */
 	if (!cfg_unwind_dwarf || !t->sys_start)
-		t->off_ustack = stackid_get(ctx, BPF_F_USER_STACK);
+		t->off_ustack = stack_get(ctx, BPF_F_USER_STACK, false);
 	else
 		t->off_ustack = -ENOENT;
 	t->off_start = bpf_ktime_get_ns();

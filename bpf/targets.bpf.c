@@ -18,8 +18,9 @@ __u64 lp_target_bits[LP_TARGET_WORDS] = {};
 struct procs_map procs SEC(".maps");
 struct fast_slots_map fast_slots SEC(".maps");
 struct stacks_map stacks SEC(".maps");
-struct stacks_map stacks_b SEC(".maps");
-struct stacks_map stacks_c SEC(".maps");
+struct stack_scratch_map stack_scratch SEC(".maps");
+__u32 stack_next_id = 0;
+const volatile __u32 cfg_max_stacks = 16384;
 struct stats_map stats SEC(".maps");
 struct events_map events SEC(".maps");
 

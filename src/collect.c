@@ -8,11 +8,15 @@
 #include "src/collect.h"
 
 #include "src/collect_priv.h"
+
+#include <sched.h>
 #include "src/target.h"
 
 _Static_assert(sizeof(struct lp_sample_key) == 32, "lp_sample_key layout");
 _Static_assert(sizeof(struct lp_timed_key) == 40, "lp_timed_key layout");
 _Static_assert(sizeof(struct lp_timed_value) == 40, "lp_timed_value layout");
+/* a stacks map element in one 1 KiB allocation (latprof.h) */
+_Static_assert(sizeof(struct lp_stack) == 960, "lp_stack layout");
 _Static_assert(sizeof(struct lp_sys_key) == 8, "lp_sys_key layout");
 _Static_assert(sizeof(struct lp_sys_stat) % 8 == 0, "lp_sys_stat layout");
 _Static_assert(offsetof(struct lp_ustack_sample, stack) == LP_USTACK_HDR_SIZE, "ustack header");
@@ -34,10 +38,10 @@ _Static_assert(sizeof(struct lp_fd_event) == 64, "lp_fd_event layout");
 
 const char *const collect_stat_names[LP_STAT_NR] = {
 	[LP_STAT_SAMPLES] = "samples",
-	[LP_STAT_USTACK_EEXIST] = "ustack_collision",
+	[LP_STAT_USTACK_FULL] = "ustack_map_full",
 	[LP_STAT_USTACK_EFAULT] = "ustack_fault",
 	[LP_STAT_USTACK_OTHER] = "ustack_error",
-	[LP_STAT_KSTACK_EEXIST] = "kstack_collision",
+	[LP_STAT_KSTACK_FULL] = "kstack_map_full",
 	[LP_STAT_KSTACK_EFAULT] = "kstack_fault",
 	[LP_STAT_KSTACK_OTHER] = "kstack_error",
 	[LP_STAT_SAMPLES_DROPPED] = "samples_dropped_map_full",
@@ -449,6 +453,8 @@ struct kernel_features {
 	bool copy_from_user_task;	/* 5.18: the in-flight iterator copies stacks */
 	bool switch_prev_state;		/* 5.18: sched_switch's prev_state argument */
 	bool bpf_loop;			/* 5.17: the Python thread search as a loop */
+	bool alloc_on_use;		/* 6.1: perf_event programs may use a hash map
+					 * that is not preallocated (the stacks map) */
 };
 
 /* Which programs load: only those of the chosen collectors, as the kernel has them. */
@@ -534,16 +540,17 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	s->rodata->cfg_bpf_loop = f->bpf_loop;
 	s->rodata->cfg_stack_size = o->stack_size;
 	/*
-	 * The collision maps (stackid_get): the first map's overflow only, so
-	 * at most 4096 entries each (about 4 MiB of kernel memory per map).
+	 * Stacks are allocated as they come where the kernel allows it, so
+	 * the cap costs nothing until used (about 1 KiB a stack); otherwise
+	 * all are allocated at creation, and the cap is what it was with
+	 * bpf_get_stackid's map: 4096 kernel stacks with DWARF (user stacks
+	 * are copied), 16,384 kernel and user stacks with frame pointers.
 	 */
-	err = bpf_map__set_max_entries(s->maps.stacks, debug_max_entries(o->max_stacks));
+	s->rodata->cfg_max_stacks = debug_max_entries(
+		f->alloc_on_use ? o->max_stacks : MIN(o->max_stacks, o->unwind_dwarf ? 4096 : 16384));
+	err = bpf_map__set_max_entries(s->maps.stacks, s->rodata->cfg_max_stacks);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.stacks_b,
-					       debug_max_entries(MIN(o->max_stacks, 4096)));
-	if (!err)
-		err = bpf_map__set_max_entries(s->maps.stacks_c,
-					       debug_max_entries(MIN(o->max_stacks, 4096)));
+		err = bpf_map__set_map_flags(s->maps.stacks, f->alloc_on_use ? BPF_F_NO_PREALLOC : 0);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustack_scratch, 2 * ncpu + 1);
 	if (!err)
@@ -605,8 +612,39 @@ static void verifier_stats(struct bpf_object *obj, bool after)
 }
 
 /*
+ * A hash map allocated on use takes its elements from a per-CPU cache that
+ * starts with one element (for elements this size) and is refilled from an
+ * irq_work, after the program that emptied it returns. A sample's first
+ * kernel and user stacks on a CPU are two (seen: 1-2 -ENOMEM per run, at
+ * the start): one element taken here, from a syscall on each CPU, has the
+ * kernel refill each cache before the programs run. Best effort.
+ */
+static void warm_stacks(struct collect *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.stacks), cpu;
+	struct lp_stack st = { 0 };
+	cpu_set_t old, one;
+	uint64_t key = UINT64_MAX;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		if (!bpf_map_update_elem(fd, &key, &st, BPF_NOEXIST))
+			bpf_map_delete_elem(fd, &key);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+/*
  * Open, configure and load the skeleton, falling back until the kernel takes
- * it: the 5.18 features off (kernel_features), then the syscall hooks as
+ * it: the newer kernels' features off (kernel_features: 5.17, 5.18, 6.1;
+ * every mode uses the stacks map's), then the syscall hooks as
  * raw_tp instead of tp_btf (older kernels, odd BTF), then both. The hidden
  * LATPROF_DEBUG_OLD_KERNEL=1 starts without the features, so that their
  * fallbacks are tested on new kernels too (=refuse: the first try is made
@@ -618,8 +656,7 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 	const char *old = getenv("LATPROF_DEBUG_OLD_KERNEL");
 	/* "refuse": the kernel refuses the first try (tests/e2e/test_load_fallback.sh) */
 	bool refuse = old && !strcmp(old, "refuse");
-	bool in_flight = c->sys_hooks || c->mode_offcpu;
-	bool no_features = (old && *old && strcmp(old, "0") && !refuse) || (!in_flight && !c->py);
+	bool no_features = old && *old && strcmp(old, "0") && !refuse;
 	struct { bool features, raw_tp; } tries[4];
 	size_t nr = 0, i;
 	int raw, err = -EINVAL;
@@ -637,6 +674,7 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 			.copy_from_user_task = tries[i].features,
 			.switch_prev_state = tries[i].features,
 			.bpf_loop = tries[i].features,
+			.alloc_on_use = tries[i].features,
 		};
 
 		c->raw_tp = tries[i].raw_tp;
@@ -663,13 +701,15 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 		c->skel = NULL;
 		if (i + 1 < nr)
 			pr_debug("BPF load (%s, %s) failed (%s): trying %s, %s",
-				 tries[i].features ? "5.18 features" : "without them",
+				 tries[i].features ? "kernel features" : "without them",
 				 tries[i].raw_tp ? "raw_tp" : "tp_btf", strerror(-err),
-				 tries[i + 1].features ? "5.18 features" : "without them",
+				 tries[i + 1].features ? "kernel features" : "without them",
 				 tries[i + 1].raw_tp ? "raw_tp" : "tp_btf");
 	}
-	if (!err && (in_flight || c->py) && !tries[i].features)
-		pr_debug("kernel without bpf_copy_from_user_task or sched_switch's prev_state (5.18): calls in flight at stop keep only their innermost user frame, off-CPU reads the task's state; the Python thread search is unrolled (slower to load)");
+	if (!err && tries[i].features)
+		warm_stacks(c);
+	if (!err && !tries[i].features)
+		pr_debug("kernel without bpf_copy_from_user_task or sched_switch's prev_state (5.18), or stack maps allocated on use (6.1): calls in flight at stop keep only their innermost user frame, off-CPU reads the task's state; the Python thread search is unrolled (slower to load); the stack map is allocated whole, for fewer stacks");
 	return err;
 }
 
@@ -1005,6 +1045,7 @@ void collect_free(struct collect *c)
 	stackagg_free(c->ustacks);
 	pystacks_free(c->py);
 	iotrack_release(&c->io);
+	collect_free_stacks(c);
 	free(c->reqs.items);
 	free(c);
 }

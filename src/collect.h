@@ -43,7 +43,7 @@ struct collect_opts {
 	size_t nr_comms;
 	const pid_t *pids;		/* initial target processes */
 	size_t nr_pids;
-	uint32_t max_stacks;		/* stack map entries */
+	uint32_t max_stacks;		/* distinct stacks kept, at most */
 	uint32_t max_samples;		/* distinct sample keys (cpu, timed) */
 	uint32_t max_sys_stats;		/* distinct (process, syscall) pairs */
 	uint32_t max_procs;		/* traced processes */

@@ -191,15 +191,12 @@ static bool tracing_frame(struct builder *b, uint64_t pc, bool is_return)
 static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc, bool kernel,
 			 bool trim)
 {
-	uint64_t ips[LP_MAX_STACK_DEPTH] = { 0 };
-	struct bpf_map *map;
+	const struct collect_stack *st = (size_t)id < b->c->stacks.nr ? &b->c->stacks.items[id] : NULL;
 	size_t skip = 0;
-	uint32_t key;
 
 	if (id < 0)
-		return 0;	/* bpf_get_stackid failed: counted in the kernel */
-	map = collect_stack_map(b->c, id, &key);
-	if (!map || bpf_map_lookup_elem(bpf_map__fd(map), &key, ips)) {
+		return 0;	/* stack_get failed: counted in the kernel */
+	if (!st || !st->ips) {
 		/* the sample is kept without these frames: say so */
 		if (kernel)
 			b->kstack_missing++;
@@ -207,10 +204,9 @@ static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc
 			b->ustack_missing++;
 		return 0;
 	}
-	while (trim && kernel && skip < LP_MAX_STACK_DEPTH && ips[skip] &&
-	       tracing_frame(b, ips[skip], skip > 0))
+	while (trim && kernel && skip < st->nr && tracing_frame(b, st->ips[skip], skip > 0))
 		skip++;
-	return builder_frames(b, ips + skip, LP_MAX_STACK_DEPTH - skip, proc, kernel);
+	return builder_frames(b, st->ips + skip, st->nr - skip, proc, kernel);
 }
 
 static struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_t gen)
@@ -686,6 +682,7 @@ static int builder_meta(struct builder *b)
 {
 	struct collect_stats st;
 	uint32_t unread = collect_read_stats(b->c, &st);
+	uint64_t nstacks = 0;
 	char key[64];
 	int err = 0, i;
 
@@ -706,6 +703,12 @@ static int builder_meta(struct builder *b)
 		err = builder_refused_meta(b);
 	if (!err)
 		err = profile_set_meta_u64(b->p, "count.processes", st.procs_seen);
+	for (i = 0; i < (int)b->c->stacks.nr; i++)
+		nstacks += b->c->stacks.items[i].ips != NULL;
+	if (!err)
+		err = profile_set_meta_u64(b->p, "count.stacks", nstacks);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "count.stacks_max", b->c->skel->rodata->cfg_max_stacks);
 	if (!err && (b->c->sys_hooks || b->c->mode_offcpu))
 		err = profile_set_meta_u64(b->p, "count.in_flight_at_stop",
 					   b->c->in_flight_reported);
@@ -779,6 +782,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 
 	if (collect_debug_lose("stacks"))
 		collect_drain_stacks(c);
+	if (!err)
+		err = collect_load_stacks(c);
 	if (!err && c->mode_cpu)
 		err = builder_each(&b, &cols, c->skel->maps.cpu_samples, builder_cpu_sample);
 	if (!err && (c->sys_hooks || c->mode_offcpu))
@@ -795,6 +800,7 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = pystacks_store(c->py, p);
 	if (!err)
 		err = builder_track(&b);
+	collect_free_stacks(c);
 	hashmap_release(&b.mappings);
 	hashmap_release(&b.sys_idx);
 	free(b.locs.items);

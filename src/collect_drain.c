@@ -92,30 +92,69 @@ static void drain_timed(struct collect *c, const struct collect_drain_ops *ops, 
 		ops->offcpu(ops->arg, key->tgid, comm, val->blocked_ns, val->preempted_ns);
 }
 
-struct bpf_map *collect_stack_map(struct collect *c, int32_t id, uint32_t *key)
-{
-	struct bpf_map *maps[LP_STACK_MAPS] = { c->skel->maps.stacks, c->skel->maps.stacks_b,
-						c->skel->maps.stacks_c };
-	uint32_t i = (uint32_t)id >> LP_STACK_ID_MAP_SHIFT;
-
-	*key = (uint32_t)id & LP_STACK_ID_MASK;
-	return i < LP_STACK_MAPS ? maps[i] : NULL;
-}
-
-/* Stack ids are only meaningful with the samples just taken out. */
+/*
+ * Ids are only meaningful with the samples just taken out. A program that
+ * adds a stack while this runs may leave an id that is handed out again:
+ * the metrics session that drains throws stack ids away.
+ */
 void collect_drain_stacks(struct collect *c)
 {
-	uint32_t i, id;
+	int fd = bpf_map__fd(c->skel->maps.stacks);
+	size_t n, max = bpf_map__max_entries(c->skel->maps.stacks);
+	uint64_t key;
 
-	for (i = 0; i < LP_STACK_MAPS; i++) {
-		struct bpf_map *m = collect_stack_map(c, i << LP_STACK_ID_MAP_SHIFT, &id);
-		size_t n, max = bpf_map__max_entries(m);
-		int fd = bpf_map__fd(m);
+	for (n = 0; n < max && !bpf_map_get_next_key(fd, NULL, &key); n++)
+		if (bpf_map_delete_elem(fd, &key))
+			break;
+	c->skel->bss->stack_next_id = 0;
+}
 
-		for (n = 0; n < max && !bpf_map_get_next_key(fd, NULL, &id); n++)
-			if (bpf_map_delete_elem(fd, &id))
-				break;
+void collect_free_stacks(struct collect *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->stacks.nr; i++)
+		free(c->stacks.items[i].ips);
+	free(c->stacks.items);
+	c->stacks.items = NULL;
+	c->stacks.nr = 0;
+}
+
+int collect_load_stacks(struct collect *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.stacks);
+	/* ids above the cap were never stored (common.bpf.h, stack_get) */
+	size_t nr = c->skel->bss->stack_next_id;
+	struct lp_stack st;
+	uint64_t key, next;
+	bool first = true;
+
+	collect_free_stacks(c);
+	if (nr > c->skel->rodata->cfg_max_stacks)
+		nr = c->skel->rodata->cfg_max_stacks;
+	if (!nr)
+		return 0;
+	c->stacks.items = calloc(nr, sizeof(*c->stacks.items));
+	if (!c->stacks.items)
+		return -ENOMEM;
+	c->stacks.nr = nr;
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		struct collect_stack *cs;
+
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &st) || st.id >= nr ||
+		    st.nr > LP_STACK_FRAMES || !st.nr)
+			continue;
+		cs = &c->stacks.items[st.id];
+		free(cs->ips);
+		cs->ips = malloc(st.nr * sizeof(*cs->ips));
+		if (!cs->ips)
+			return -ENOMEM;
+		memcpy(cs->ips, st.ips, st.nr * sizeof(*cs->ips));
+		cs->nr = st.nr;
 	}
+	return 0;
 }
 
 int collect_drain(struct collect *c, const struct collect_drain_ops *ops)

@@ -68,6 +68,14 @@ struct collect {
 	uint64_t reqs_dropped;		/* past max_requests */
 	uint64_t reqs_unanswered;	/* open at stop with no response yet */
 	struct iotrack io;
+	/* the stacks map by id, read once for the profile (collect_load_stacks) */
+	struct { struct collect_stack *items; size_t nr; } stacks;
+};
+
+/* A stack of the stacks map, copied out by id. */
+struct collect_stack {
+	uint64_t *ips;		/* NULL: no stack of this id */
+	uint32_t nr;
 };
 
 /*
@@ -77,11 +85,17 @@ struct collect {
  */
 uint32_t collect_read_stats(struct collect *c, struct collect_stats *st);
 
-/* Empty the stack map (collect_drain.c). */
+/* Empty the stacks map and start ids again at 0 (collect_drain.c). */
 void collect_drain_stacks(struct collect *c);
 
-/* The stack map that stack id @id (>= 0) is in, and its id there (latprof.h). */
-struct bpf_map *collect_stack_map(struct collect *c, int32_t id, uint32_t *key);
+/*
+ * Read the stacks map into c->stacks, by id (collect_drain.c). 0 or
+ * -ENOMEM; a stack that cannot be read is missing from it.
+ */
+int collect_load_stacks(struct collect *c);
+
+/* Free c->stacks. */
+void collect_free_stacks(struct collect *c);
 
 /* Is @what ("stats", "stacks") in the hidden LATPROF_DEBUG_LOSE list? (collect.c) */
 bool collect_debug_lose(const char *what);

@@ -15,8 +15,9 @@
 #include "src/util.h"
 
 /*
- * The sizing policy, in one place. A profile session keeps stacks: with
- * dwarf the stack map holds kernel stacks only, far fewer. 4 MiB of ring
+ * The sizing policy, in one place. A profile session keeps stacks: up to
+ * 65,536 distinct ones (kernel, and user with frame pointers), allocated
+ * as they come (collect.c caps it where the kernel preallocates). 4 MiB of ring
  * holds ~250 copied stacks, 1/8 s at 999 Hz on 2 CPUs; the pages we read
  * stay resident, so it is not larger than that. A metrics session keeps
  * counters only: frame-pointer stack ids (thrown away), no slow call needs
@@ -44,7 +45,7 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		.nr_comms = o->comms.nr,
 		.pids = o->pids.items,
 		.nr_pids = o->pids.nr,
-		.max_stacks = profile && !o->unwind_dwarf ? 16384 : 4096,
+		.max_stacks = profile ? 65536 : 16384,
 		.max_samples = profile ? 65536 : 16384,
 		.max_procs = 32768,
 		.unwind_dwarf = profile && o->unwind_dwarf,

@@ -81,7 +81,7 @@ grep -q '_\[k\]' "$WORKDIR/lossy.folded" && fail "kernel frames left with the st
 grep -Eq "^ +kstack_missing +$n$" "$WORKDIR/lossy.lost" ||
 	{ diag_file "Lost and dropped" "$WORKDIR/lossy.lost"; fail "the report does not list kstack_missing $n"; }
 unread=$(meta "$WORKDIR/lossy.pb.gz" stats_unreadable)
-for k in count.samples lost.kstack_collision lost.samples_dropped_map_full; do
+for k in count.samples lost.kstack_map_full lost.samples_dropped_map_full; do
 	case ",$unread," in *",$k,"*) ;; *) fail "stats_unreadable '$unread' does not list $k";; esac
 done
 grep -q "^ *unknown:" "$WORKDIR/lossy.lost" && grep -qF "$unread" "$WORKDIR/lossy.lost" ||

@@ -10,8 +10,9 @@
 # Checks, `record -- sys_sleep` four ways (default; LATPROF_RAW_TP=1, whose
 # metadata must say syscall_hooks=raw_tp; --unwind fp, any stack;
 # LATPROF_DEBUG_OLD_KERNEL=refuse, where the kernel refuses the first load
-# and latprof loads again without the 5.18 programs: -v must say so, and
-# without -v the refused load prints nothing; on 5.18 and later the default
+# and latprof loads again without the 5.18 programs and the 6.1 stack map:
+# -v must say so, and
+# without -v the refused load prints nothing; on 6.1 and later the default
 # loads at the first try), export --weight latency
 # --format folded:
 #   - sys_sleep's stacks containing main;sleeper and ending in
@@ -33,8 +34,8 @@ for variant in default raw_tp fp refused; do
 	case $variant in
 	default)
 		LATPROF_RAW_TP= record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
-		# 5.18 has every feature the first try needs: it must load
-		if kernel_at_least 5 18 && grep -q 'BPF load (' "$WORKDIR/sleep-$variant.err"; then
+		# 6.1 has every feature the first try needs: it must load
+		if kernel_at_least 6 1 && grep -q 'BPF load (' "$WORKDIR/sleep-$variant.err"; then
 			diag_file "record stderr" "$WORKDIR/sleep-$variant.err"
 			fail "default: the first load failed on $(uname -r), a kernel that has what it needs"
 		fi ;;
@@ -43,7 +44,7 @@ for variant in default raw_tp fp refused; do
 		! grep -q 'libbpf' "$WORKDIR/sleep-quiet.err" ||
 			{ diag_file "record stderr" "$WORKDIR/sleep-quiet.err"; fail "refused: the refused first load printed libbpf's messages without -v"; }
 		LATPROF_DEBUG_OLD_KERNEL=refuse record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
-		grep -q 'BPF load (5.18 features, tp_btf) failed' "$WORKDIR/sleep-$variant.err" &&
+		grep -q 'BPF load (kernel features, tp_btf) failed' "$WORKDIR/sleep-$variant.err" &&
 			grep -q 'kernel without bpf_copy_from_user_task' "$WORKDIR/sleep-$variant.err" ||
 			{ diag_file "record stderr" "$WORKDIR/sleep-$variant.err"; fail "refused: -v does not say that the first load failed and the fallbacks loaded"; } ;;
 	raw_tp) LATPROF_RAW_TP=1 record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
