@@ -27,6 +27,7 @@ extern const volatile __u32 cfg_nr_comms;	/* --comm filters in cfg_comms */
 extern const volatile __u32 cfg_self_tgid;	/* latprof itself: never a target */
 extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
 extern const volatile __u32 cfg_sys_fast_slots;	/* <= LP_SYS_FAST_SLOTS */
+extern const volatile __u32 cfg_bpf_loop;	/* the kernel has bpf_loop (5.17) */
 extern __u64 lp_target_bits[LP_TARGET_WORDS];	/* latprof.h */
 
 /*
@@ -134,18 +135,45 @@ static __always_inline void count_stack_error(__s32 id, __u32 full, __u32 efault
 		stat_inc(other);
 }
 
-/* A 64-bit hash of @nr frames: multiply and fold after each one. */
+struct stack_hash_state {
+	const struct lp_stack *st;
+	__u64 h;
+};
+
+/* One frame into the hash: multiply and fold. */
+static __always_inline long stack_hash_step(__u32 i, struct stack_hash_state *c)
+{
+	if (i >= LP_STACK_FRAMES)
+		return 1;
+	c->h ^= c->st->ips[i];
+	c->h *= 0xff51afd7ed558ccdULL;
+	c->h ^= c->h >> 32;
+	return 0;
+}
+
+static long stack_hash_cb(__u32 i, void *c)
+{
+	return stack_hash_step(i, c);
+}
+
+/*
+ * A 64-bit hash of the @nr frames of @st. In bpf_loop (5.17) the verifier
+ * goes through the step once; unrolled, the 119 steps of each of the
+ * sampler's two calls made on_cpu_sample 2,700 instructions and 4 ms longer
+ * to load.
+ */
 static __always_inline __u64 stack_hash(const struct lp_stack *st, __u32 nr)
 {
-	__u64 h = (nr + 1) * 0x9e3779b97f4a7c15ULL;
+	struct stack_hash_state c = { .st = st, .h = (nr + 1) * 0x9e3779b97f4a7c15ULL };
 	__u32 i;
 
-	for (i = 0; i < LP_STACK_FRAMES && i < nr; i++) {
-		h ^= st->ips[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
+	if (cfg_bpf_loop) {
+		bpf_loop(nr, stack_hash_cb, &c, 0);
+		return c.h;
 	}
-	return h;
+	for (i = 0; i < LP_STACK_FRAMES && i < nr; i++)
+		stack_hash_step(i, &c);
+	return c.h;
 }
 
 /*

@@ -22,7 +22,6 @@
 #define PY_FRAME_OWNED_BY_CSTACK 3	/* CPython 3.12+ Include/internal/pycore_frame.h */
 
 extern const volatile __u32 cfg_python;	/* walk Python frames of py_procs */
-extern const volatile __u32 cfg_bpf_loop;	/* the kernel has bpf_loop (5.17) */
 
 struct py_procs_map {	/* tgid -> where its interpreter keeps frames */
 	__uint(type, BPF_MAP_TYPE_HASH);

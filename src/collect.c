@@ -267,6 +267,9 @@ static int on_ustack(void *ctx, void *data, size_t size)
 
 	if (size < LP_USTACK_HDR_SIZE || e->stack_len > size - LP_USTACK_HDR_SIZE)
 		return 0;
+	/* latprof's own fork before the command's exec: dropped (collect_build.c) */
+	if (e->tgid == (uint32_t)c->command_pid && e->gen == 0)
+		return 0;
 	in.stack_len = e->stack_len;
 	memcpy(in.regs, e->regs, sizeof(in.regs));
 	img = proc_images_find(&c->images, e->tgid, e->gen);
@@ -565,12 +568,26 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.cpu_samples, debug_max_entries(
 			o->unwind_dwarf ? MIN(o->max_samples, 4096) : o->max_samples));
+	/*
+	 * From 6.1 the maps the sampler adds to are allocated on use too:
+	 * creating cpu_samples (65,536 entries with frame pointers) and procs
+	 * (32,768) whole took 2.2 and 1.4 ms of every start-up.
+	 */
+	if (!err && f->alloc_on_use)
+		err = bpf_map__set_map_flags(s->maps.cpu_samples, BPF_F_NO_PREALLOC);
+	if (!err && f->alloc_on_use)
+		err = bpf_map__set_map_flags(s->maps.procs, BPF_F_NO_PREALLOC);
+	/* maps of collectors that are off: as small as the kernel takes */
+	if (!err && !c->py)
+		err = bpf_map__set_max_entries(s->maps.py_procs, 1);
+	if (!err && !c->py)
+		err = bpf_map__set_max_entries(s->maps.py_tstates, ncpu);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.timed_samples, debug_max_entries(
 			o->mode_offcpu || (!o->unwind_dwarf && o->mode_syscall) ? o->max_samples : 1));
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.sys_stats,
-					       debug_max_entries(o->max_sys_stats));
+					       o->mode_syscall ? debug_max_entries(o->max_sys_stats) : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.sys_fast, c->fast_slots ?
 					       c->fast_slots * LP_MAX_SYSCALL_NR : 1);
@@ -829,9 +846,16 @@ int collect_add_pid(struct collect *c, pid_t pid)
 	/* the programs' first check (latprof.h): in the mmap'ed .bss they read */
 	__atomic_fetch_or(&c->skel->bss->lp_target_bits[(key / 64) & (LP_TARGET_WORDS - 1)],
 			  1ULL << (key & 63), __ATOMIC_RELAXED);
-	proc_images_snapshot(&c->images, pid, 0);
-	/* before recording starts: the interpreter's DWARF is read now */
-	python_probe(c, pid, 0, true);
+	/*
+	 * The held command is latprof's own fork until its exec (generation
+	 * 0, whose samples are dropped): reading its maps and opening its
+	 * libraries here took 5-8 ms of every start-up, for nothing.
+	 */
+	if (pid != c->command_pid) {
+		proc_images_snapshot(&c->images, pid, 0);
+		/* before recording starts: the interpreter's DWARF is read now */
+		python_probe(c, pid, 0, true);
+	}
 	img = proc_images_find(&c->images, pid, 0);
 	pi = proc_tree_start(&c->procs, pid, proc_read_ppid(pid), now_ns(),
 			     img ? img->comm : NULL);
