@@ -86,7 +86,15 @@ struct fast_slots_map {
 	__type(value, __u32);
 };
 
+struct task_slots_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LP_TASK_SLOTS);
+	__type(key, __u32);
+	__type(value, struct lp_task_slot);
+};
+
 extern struct procs_map procs SEC(".maps");
+extern struct task_slots_map task_slots SEC(".maps");
 extern struct fast_slots_map fast_slots SEC(".maps");
 extern struct stacks_map stacks SEC(".maps");
 extern struct stack_scratch_map stack_scratch SEC(".maps");
@@ -279,6 +287,23 @@ static __always_inline void target_bit_set(__u32 tgid)
 {
 	__sync_fetch_and_or(&lp_target_bits[(tgid / 64) & (LP_TARGET_WORDS - 1)],
 			    1ULL << (tgid & 63));
+}
+
+/* Free the task_slots slot of exiting thread @task, if it owns one. */
+static __always_inline void task_slot_release(struct task_struct *task)
+{
+	__u32 tid = BPF_CORE_READ(task, pid), key, i;
+	__u64 start = BPF_CORE_READ(task, start_time);
+	struct lp_task_slot *s;
+
+	for (i = 0; i < LP_TASK_PROBES; i++) {
+		key = (tid + i) & (LP_TASK_SLOTS - 1);
+		s = bpf_map_lookup_elem(&task_slots, &key);
+		if (s && s->tid == tid && s->start_time == start) {
+			__sync_val_compare_and_swap(&s->tid, tid, 0);
+			return;
+		}
+	}
 }
 
 /* Start tracing @tgid. Returns its state, or NULL when the map is full. */

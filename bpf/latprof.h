@@ -282,7 +282,7 @@ struct lp_times {
 	__u64 cat_ns[LP_REQ_CAT_NR];	/* in syscalls (wall time), by enum lp_req_cat */
 };
 
-/* Per-thread state of the syscall and off-CPU collectors (task storage). */
+/* Per-thread state of the syscall and off-CPU collectors (struct lp_task_slot). */
 struct lp_task {
 	__u64 sys_start;	/* ktime at sys_enter, 0 when not in a syscall */
 	__u64 off_start;	/* ktime at switch-out, 0 when on CPU */
@@ -305,6 +305,21 @@ struct lp_task {
 	__u64 utime_seen;	/* utime and stime at that charge */
 	__u64 stime_seen;
 	struct lp_times times;	/* this thread's cumulative times (--requests) */
+};
+
+/*
+ * A slot of the task_slots array (syscall.bpf.c, task_state_find): the state
+ * of one target thread, at its tid modulo LP_TASK_SLOTS or one of the
+ * LP_TASK_PROBES slots after it, found with inlined array lookups.
+ */
+#define LP_TASK_SLOTS 16384
+#define LP_TASK_PROBES 4
+struct lp_task_slot {
+	__u32 tid;		/* owner, 0: free */
+	__u32 pad;
+	__u64 start_time;	/* the owner's task_struct.start_time: a tid reused
+				 * by another thread does not match */
+	struct lp_task t;
 };
 
 enum lp_task_flag {
@@ -430,7 +445,7 @@ enum lp_stat {
 	LP_STAT_USTACKS_LOST,		/* ustacks ring buffer full: sample lost */
 	LP_STAT_SYS_STATS_DROPPED,	/* per-syscall stats map full */
 	LP_STAT_TIMED_DROPPED,		/* timed sample map full */
-	LP_STAT_TASK_STATE_FAILED,	/* no task storage: a syscall not timed */
+	LP_STAT_TASK_STATE_FAILED,	/* no free task slot: the thread is not timed */
 	LP_STAT_TRACK_LOST,		/* track ring buffer full: request/file event lost */
 	LP_STAT_CONNS_DROPPED,		/* conns or fdstats map full: descriptor not tracked */
 	LP_STAT_NR,

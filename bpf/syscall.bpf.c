@@ -2,7 +2,7 @@
 /*
  * Syscall and off-CPU collectors.
  *
- * syscall: sys_enter notes the start in the thread's task storage (no hash
+ * syscall: sys_enter notes the start in the thread's slot of task_slots (no hash
  * insert/delete per call); sys_exit counts every call in a per-CPU log2
  * histogram per (tgid, syscall), and sends a slow one (>= cfg_syscall_min_ns)
  * with its user stack, which at exit is the stack that made the call.
@@ -32,13 +32,6 @@ const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR] = {};
 
 __u64 attach_ns = 0;	/* set by user space once everything is attached */
 __u64 stop_ns = 0;	/* set by user space before dump_in_flight runs */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct lp_task);
-} task_state SEC(".maps");
 
 /*
  * Not preallocated: a per-CPU value of every entry for every CPU took 30 ms
@@ -150,23 +143,61 @@ static __always_inline bool sys_traced(long nr)
 	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[nr & (LP_MAX_SYSCALL_NR - 1)];
 }
 
-/* The state of target thread @task of @proc, created on first use. */
+/*
+ * The state of target thread @task (a trusted pointer), or NULL: the
+ * task_slots slot it owns, at its tid modulo LP_TASK_SLOTS or one of the
+ * LP_TASK_PROBES after it. Inlined array lookups: the task-storage helper
+ * this replaces cost 20-30 ns per call (docs/performance.md).
+ */
+static __always_inline struct lp_task *task_state_find(struct task_struct *task)
+{
+	__u32 tid = task->pid, key, i;
+	__u64 start = task->start_time;
+	struct lp_task_slot *s;
+
+	for (i = 0; i < LP_TASK_PROBES; i++) {
+		key = (tid + i) & (LP_TASK_SLOTS - 1);
+		s = bpf_map_lookup_elem(&task_slots, &key);
+		if (!s)
+			return NULL;
+		if (s->tid == tid && s->start_time == start)
+			return &s->t;
+	}
+	return NULL;
+}
+
+/*
+ * The state of target thread @task of @proc, created on first use in the
+ * first free slot of its probes; NULL (counted) when all are taken.
+ */
 static __always_inline struct lp_task *task_state_get(struct task_struct *task,
 						      struct lp_proc *proc, __u32 tgid)
 {
-	struct lp_task *t = bpf_task_storage_get(&task_state, task, NULL,
-						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u32 tid = task->pid, key, i;
+	struct lp_task_slot *s;
+	struct lp_task *t;
 
-	if (!t) {
-		stat_inc(LP_STAT_TASK_STATE_FAILED);
-		return NULL;
-	}
-	if (!t->tgid) {
+	t = task_state_find(task);
+	if (t)
+		return t;
+	for (i = 0; i < LP_TASK_PROBES; i++) {
+		key = (tid + i) & (LP_TASK_SLOTS - 1);
+		s = bpf_map_lookup_elem(&task_slots, &key);
+		if (!s)
+			break;
+		if (s->tid || __sync_val_compare_and_swap(&s->tid, 0, tid) != 0)
+			continue;
+		/* ours now: only this thread's programs write it */
+		__builtin_memset(&s->t, 0, sizeof(s->t));
+		s->start_time = task->start_time;
+		t = &s->t;
 		t->tgid = tgid;
 		t->fast_base = proc->fast_slot ? (proc->fast_slot - 1) * LP_MAX_SYSCALL_NR : -1;
 		t->pend_kstack = -ENOENT;
+		return t;
 	}
-	return t;
+	stat_inc(LP_STAT_TASK_STATE_FAILED);
+	return NULL;
 }
 
 /*
@@ -189,7 +220,7 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 	/* nearly every syscall on the machine is not a target's: one load */
 	if (!maybe_target(tgid))
 		return 0;
-	t = bpf_task_storage_get(&task_state, task, NULL, 0);
+	t = task_state_find(task);
 	/*
 	 * Only target threads get state, so having it is the target check, one
 	 * pointer away; a thread without it pays the procs hash lookup.
@@ -231,7 +262,7 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 
 	if (!maybe_target(tgid))
 		return 0;
-	t = bpf_task_storage_get(&task_state, task, NULL, 0);
+	t = task_state_find(task);
 	/* only targets have a start time: the target check, without a hash */
 	if (!t || !t->sys_start)
 		return 0;
@@ -318,7 +349,7 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 
 	if (!maybe_target(tgid))
 		return;
-	t = bpf_task_storage_get(&task_state, prev, NULL, 0);
+	t = task_state_find(prev);
 	/* as in sys_enter: state means target; others pay the procs lookup */
 	if (!t) {
 		proc = current_target(tgid);
@@ -349,7 +380,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
 
 	if (!maybe_target(BPF_CORE_READ(next, tgid)))
 		return;
-	t = bpf_task_storage_get(&task_state, next, NULL, 0);
+	t = task_state_find(next);
 	if (!t || !t->off_start)
 		return;
 	dur = bpf_ktime_get_ns() - t->off_start;
@@ -480,7 +511,7 @@ static __always_inline int in_flight_report(struct task_struct *task, const enum
 	if (!proc)
 		return 0;
 	info.gen = proc->gen;
-	t = bpf_task_storage_get(&task_state, task, NULL, 0);
+	t = task_state_find(task);
 	if (!t || (!t->sys_start && !t->off_start))
 		t = parked_since_attach(task);
 	if (!t)

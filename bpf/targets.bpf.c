@@ -16,6 +16,7 @@ const volatile __u32 cfg_sys_fast_slots = 0;
 __u64 lp_target_bits[LP_TARGET_WORDS] = {};
 
 struct procs_map procs SEC(".maps");
+struct task_slots_map task_slots SEC(".maps");
 struct fast_slots_map fast_slots SEC(".maps");
 struct stacks_map stacks SEC(".maps");
 struct stack_scratch_map stack_scratch SEC(".maps");
@@ -134,6 +135,7 @@ int BPF_PROG(on_sched_process_exit, struct task_struct *p)
 
 	if (!proc)
 		return 0;
+	task_slot_release(p);
 	/* signal->live drops to 0 before this tracepoint when the group dies */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;

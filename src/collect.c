@@ -51,7 +51,7 @@ const char *const collect_stat_names[LP_STAT_NR] = {
 	[LP_STAT_USTACKS_LOST] = "ustacks_lost",
 	[LP_STAT_SYS_STATS_DROPPED] = "syscall_stats_dropped_map_full",
 	[LP_STAT_TIMED_DROPPED] = "timed_dropped_map_full",
-	[LP_STAT_TASK_STATE_FAILED] = "syscalls_untimed_no_task_storage",
+	[LP_STAT_TASK_STATE_FAILED] = "syscalls_untimed_no_task_slot",
 	[LP_STAT_TRACK_LOST] = "track_events_lost",
 	[LP_STAT_CONNS_DROPPED] = "descriptors_untracked_map_full",
 };
