@@ -124,6 +124,9 @@ run()
 	sed -i "\$ s/\$/\t$(cat "$TMP/hwm.out" 2>/dev/null || echo 0)/" "$RUNS"
 }
 
+# latprof's first run on a kernel makes its BTF cache (docs/troubleshooting.md):
+# made here, so that every timed run starts as a user's second run does
+warm_latprof
 run_rounds "bench_work $ITERS M iterations"
 
 # summary: per variant min/median/max of the workload's wall time, its ratio

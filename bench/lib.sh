@@ -217,6 +217,17 @@ has()
 	return 1
 }
 
+# warm_latprof: one short recording, then a second for bpftool, in the
+# background, to write latprof's kernel BTF cache: the runs that follow
+# start as every run after a kernel's first does (docs/troubleshooting.md)
+warm_latprof()
+{
+	[ -x "$LATPROF" ] || return 0
+	"$LATPROF" record -q --mode cpu -o "$TMP/warm.pb.gz" -- true >/dev/null 2>&1
+	sleep 1
+	rm -f "$TMP/warm.pb.gz"
+}
+
 # has_latprof_syscall MODE PID: true if LATPROF records --mode MODE -p PID
 # (a second's probe); else says why the latprof variants are skipped
 has_latprof_syscall()

@@ -144,16 +144,16 @@ static __always_inline bool sys_traced(long nr)
 }
 
 /*
- * The state of target thread @task (a trusted pointer), or NULL: the
- * task_slots slot it owns, at its tid modulo LP_TASK_SLOTS or one of the
- * LP_TASK_PROBES after it. Inlined array lookups: the task-storage helper
- * this replaces cost 20-30 ns per call (docs/performance.md).
+ * The state of the target thread @tid that started at @start (task_struct's
+ * pid and start_time), or NULL: the task_slots slot it owns, at its tid
+ * modulo LP_TASK_SLOTS or one of the LP_TASK_PROBES after it. Inlined array
+ * lookups: the task-storage helper this replaces cost 20-30 ns per call
+ * (docs/performance.md).
  */
-static __always_inline struct lp_task *task_state_find(struct task_struct *task)
+static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start)
 {
-	__u32 tid = task->pid, key, i;
-	__u64 start = task->start_time;
 	struct lp_task_slot *s;
+	__u32 key, i;
 
 	for (i = 0; i < LP_TASK_PROBES; i++) {
 		key = (tid + i) & (LP_TASK_SLOTS - 1);
@@ -164,6 +164,12 @@ static __always_inline struct lp_task *task_state_find(struct task_struct *task)
 			return &s->t;
 	}
 	return NULL;
+}
+
+/* The state of target thread @task, a trusted pointer (read directly). */
+static __always_inline struct lp_task *task_state_find(struct task_struct *task)
+{
+	return task_state_of(task->pid, task->start_time);
 }
 
 /*
@@ -314,36 +320,32 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(tp_sys_enter, struct pt_regs *regs, long id)
-{
-	return on_sys_enter(regs, id);
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(tp_sys_exit, struct pt_regs *regs, long ret)
-{
-	return on_sys_exit(ctx, ret);
-}
-
-/* Fallbacks for kernels where tp_btf cannot attach (user space picks one pair). */
+/*
+ * raw_tp, not tp_btf: the same cost per call (docs/performance.md), and no
+ * program of the recording needs the kernel's whole BTF to attach, so libbpf
+ * does not read it when a cached minimized one serves CO-RE (btfcache.h).
+ */
 SEC("raw_tp/sys_enter")
-int raw_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+int tp_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sys_enter((struct pt_regs *)ctx->args[0], ctx->args[1]);
 }
 
 SEC("raw_tp/sys_exit")
-int raw_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+int tp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sys_exit(ctx, ctx->args[1]);
 }
 
-/* prev leaves the CPU: note when, why, and where (current is prev). */
+/*
+ * prev leaves the CPU: note when, why, and where. Current is still prev, so
+ * @prev is the trusted current task, not the tracepoint's argument (which a
+ * raw_tp program can only read through bpf_probe_read).
+ */
 static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt,
 				       unsigned int prev_state)
 {
-	__u32 tgid = BPF_CORE_READ(prev, tgid);
+	__u32 tgid = prev->tgid;
 	struct lp_proc *proc;
 	struct lp_task *t;
 
@@ -353,7 +355,7 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 	/* as in sys_enter: state means target; others pay the procs lookup */
 	if (!t) {
 		proc = current_target(tgid);
-		if (!proc || (BPF_CORE_READ(prev, flags) & PF_KTHREAD))
+		if (!proc || (prev->flags & PF_KTHREAD))
 			return;
 		t = task_state_get(prev, proc, tgid);
 		if (!t)
@@ -378,9 +380,10 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	struct lp_proc *proc;
 	struct lp_task *t;
 
-	if (!maybe_target(BPF_CORE_READ(next, tgid)))
+	key.tgid = BPF_CORE_READ(next, tgid);
+	if (!maybe_target(key.tgid))
 		return;
-	t = task_state_find(next);
+	t = task_state_of(BPF_CORE_READ(next, pid), BPF_CORE_READ(next, start_time));
 	if (!t || !t->off_start)
 		return;
 	dur = bpf_ktime_get_ns() - t->off_start;
@@ -398,7 +401,6 @@ static __always_inline void offcpu_in(struct task_struct *next)
 		}
 		return;
 	}
-	key.tgid = BPF_CORE_READ(next, tgid);
 	proc = bpf_map_lookup_elem(&procs, &key.tgid);
 	if (!proc)
 		return;
@@ -406,7 +408,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	key.ustack_id = t->off_ustack;
 	key.kstack_id = t->off_kstack;
 	key.nr = t->sys_start ? t->sys_nr : -1;
-	bpf_probe_read_kernel_str(key.comm, sizeof(key.comm), next->comm);
+	BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
 	timed_add(&key, 0, blocked, preempted);
 }
 
@@ -425,11 +427,11 @@ static __always_inline unsigned int task_run_state(struct task_struct *task)
 	return BPF_CORE_READ(old, state);
 }
 
-SEC("tp_btf/sched_switch")
+SEC("raw_tp/sched_switch")
 int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	offcpu_out(ctx, prev, preempt, prev_state);
+	offcpu_out(ctx, bpf_get_current_task_btf(), preempt, prev_state);
 	offcpu_in(next);
 	return 0;
 }
@@ -437,15 +439,19 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 /*
  * Before 5.18 the tracepoint has no prev_state argument (commit fa2c3254d7cf,
  * "sched/tracing: Don't re-read p->state when emitting sched_switch event"),
- * and a program that reads it does not load; user space loads this one
- * instead. prev's own state says the same thing unless it was woken in the
- * instants since it set it, which counts the interval as preempted.
+ * and a raw_tp program that reads it does not attach; user space loads this
+ * one instead with the older kernels' fallbacks (kernel_features, all of
+ * whose newer features came by 6.1). prev's own state says the same thing
+ * unless it was woken in the instants since it set it, which counts the
+ * interval as preempted.
  */
-SEC("tp_btf/sched_switch")
+SEC("raw_tp/sched_switch")
 int BPF_PROG(tp_sched_switch_nostate, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	offcpu_out(ctx, prev, preempt, task_run_state(prev));
+	struct task_struct *cur = bpf_get_current_task_btf();
+
+	offcpu_out(ctx, cur, preempt, task_run_state(cur));
 	offcpu_in(next);
 	return 0;
 }

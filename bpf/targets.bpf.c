@@ -25,7 +25,7 @@ const volatile __u32 cfg_max_stacks = 16384;
 struct stats_map stats SEC(".maps");
 struct events_map events SEC(".maps");
 
-SEC("tp_btf/sched_process_fork")
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_sched_process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
@@ -61,7 +61,7 @@ static __always_inline struct lp_proc_event *proc_event_reserve(__u32 type, __u3
 	return e;
 }
 
-SEC("tp_btf/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
@@ -126,7 +126,7 @@ static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
 	return file + anon + shmem > 0 ? file + anon + shmem : 0;
 }
 
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_sched_process_exit, struct task_struct *p)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;

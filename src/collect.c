@@ -9,7 +9,10 @@
 
 #include "src/collect_priv.h"
 
+#include <limits.h>
 #include <sched.h>
+
+#include "src/btfcache.h"
 #include "src/target.h"
 
 _Static_assert(sizeof(struct lp_sample_key) == 32, "lp_sample_key layout");
@@ -460,26 +463,22 @@ struct kernel_features {
 					 * that is not preallocated (the stacks map) */
 };
 
-/* Which programs load: only those of the chosen collectors, as the kernel has them. */
+/*
+ * Which programs load: only those of the chosen collectors, as the kernel has
+ * them. The in-flight iterator is loaded apart, at stop (in_flight_open).
+ */
 static void select_programs(struct collect *c, const struct kernel_features *f)
 {
 	struct latprof_bpf *s = c->skel;
-	bool in_flight = c->sys_hooks || c->mode_offcpu;
 
 	bpf_program__set_autoload(s->progs.on_cpu_sample, c->mode_cpu);
-	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks && !c->raw_tp);
-	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks && !c->raw_tp);
-	bpf_program__set_autoload(s->progs.raw_sys_enter, c->sys_hooks && c->raw_tp);
-	bpf_program__set_autoload(s->progs.raw_sys_exit, c->sys_hooks && c->raw_tp);
+	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks);
+	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks);
 	bpf_program__set_autoload(s->progs.tp_sched_switch, c->mode_offcpu && f->switch_prev_state);
 	bpf_program__set_autoload(s->progs.tp_sched_switch_nostate,
 				  c->mode_offcpu && !f->switch_prev_state);
-	bpf_program__set_autoload(s->progs.dump_in_flight, in_flight && f->copy_from_user_task);
-	bpf_program__set_autoload(s->progs.dump_in_flight_nocopy,
-				  in_flight && !f->copy_from_user_task);
-	/* run by hand once at stop */
-	bpf_program__set_autoattach(s->progs.dump_in_flight, false);
-	bpf_program__set_autoattach(s->progs.dump_in_flight_nocopy, false);
+	bpf_program__set_autoload(s->progs.dump_in_flight, false);
+	bpf_program__set_autoload(s->progs.dump_in_flight_nocopy, false);
 }
 
 /*
@@ -659,75 +658,120 @@ static void warm_stacks(struct collect *c)
 }
 
 /*
- * Open, configure and load the skeleton, falling back until the kernel takes
- * it: the newer kernels' features off (kernel_features: 5.17, 5.18, 6.1;
- * every mode uses the stacks map's), then the syscall hooks as
- * raw_tp instead of tp_btf (older kernels, odd BTF), then both. The hidden
- * LATPROF_DEBUG_OLD_KERNEL=1 starts without the features, so that their
- * fallbacks are tested on new kernels too (=refuse: the first try is made
- * one that the kernel refuses, to test the fallback itself). Only the last
- * try's failure is reported; the others' libbpf warnings show with -v.
+ * Open, configure and load the skeleton, with the newer kernels' features
+ * (kernel_features) or without them, CO-RE against the minimized kernel BTF
+ * c->btf_path when it is set (btfcache.h). 0 or -errno; on failure no
+ * skeleton is left. @refuse makes the kernel refuse it.
+ */
+static int load_one(struct collect *c, const struct collect_opts *o, bool features, bool refuse,
+		    const char **why)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = c->btf_path);
+	struct kernel_features f = {
+		.copy_from_user_task = features,
+		.switch_prev_state = features,
+		.bpf_loop = features,
+		.alloc_on_use = features,
+	};
+	int err;
+
+	*why = "cannot open BPF object";
+	c->skel = latprof_bpf__open_opts(&opts);
+	if (!c->skel)
+		return -errno;
+	*why = "cannot configure BPF maps";
+	err = configure(c, o, &f);
+	/* a map of no entries: the kernel refuses to create it */
+	if (!err && refuse)
+		err = bpf_map__set_max_entries(c->skel->maps.stacks, 0);
+	if (!err) {
+		*why = "cannot load BPF programs (see docs/troubleshooting.md)";
+		verifier_stats(c->skel->obj, false);
+		err = latprof_bpf__load(c->skel);
+		verifier_stats(c->skel->obj, true);
+	}
+	if (err) {
+		latprof_bpf__destroy(c->skel);
+		c->skel = NULL;
+	}
+	c->features = features;
+	return err;
+}
+
+/*
+ * Load with the features, then without them, until the kernel takes one (the
+ * first only when @features). 0 or -errno of the last. Only the last try's
+ * failure is reported, and not even that one with a cached BTF (a second
+ * pass without it follows); the others' libbpf warnings show with -v.
+ */
+static int load_tries(struct collect *c, const struct collect_opts *o, bool features, bool refuse,
+		      const char **why)
+{
+	int err;
+
+	if (features) {
+		libbpf_quiet = true;
+		err = load_one(c, o, true, refuse, why);
+		libbpf_quiet = false;
+		if (!err)
+			return 0;
+		pr_debug("BPF load with the newer kernels' features failed (%s): trying without them",
+			 strerror(-err));
+	}
+	libbpf_quiet = c->btf_path != NULL;
+	err = load_one(c, o, false, refuse && !features, why);
+	libbpf_quiet = false;
+	return err;
+}
+
+/*
+ * Open, configure and load the skeleton, without the newer kernels' features
+ * (kernel_features: 5.17, 5.18, 6.1; every mode uses the stacks map's) when
+ * the kernel refuses them. The hidden LATPROF_DEBUG_OLD_KERNEL=1 starts
+ * without them, so that their fallbacks are tested on new kernels too
+ * (=refuse: the first try is made one that the kernel refuses, to test the
+ * fallback itself).
+ *
+ * No program loaded here needs the kernel's whole BTF to attach (raw_tp,
+ * perf_event; the in-flight iterator is loaded at stop), so with a cached
+ * minimized BTF for CO-RE (btfcache.h) libbpf never reads the 5 MB file.
+ * Without one it does, and the cache file is made in the background for the
+ * next run. Should loading fail with the cached file, it is tried again
+ * without it, and the file goes if that works.
  */
 static int load(struct collect *c, const struct collect_opts *o, const char **why)
 {
 	const char *old = getenv("LATPROF_DEBUG_OLD_KERNEL");
-	/* "refuse": the kernel refuses the first try (tests/e2e/test_load_fallback.sh) */
+	/* "refuse": the kernel refuses the first try (tests/e2e/test_syscall_sleep.sh) */
 	bool refuse = old && !strcmp(old, "refuse");
-	bool no_features = old && *old && strcmp(old, "0") && !refuse;
-	struct { bool features, raw_tp; } tries[4];
-	size_t nr = 0, i;
-	int raw, err = -EINVAL;
+	bool features = !(old && *old && strcmp(old, "0") && !refuse);
+	char btf[PATH_MAX];
+	size_t len;
+	const void *obj = latprof_bpf__elf_bytes(&len);
+	int err;
 
-	for (raw = 0; raw < 2; raw++) {
-		/* raw_tp only for the syscall hooks; with --raw-tp nothing else */
-		if ((raw && !c->sys_hooks) || (!raw && c->raw_tp))
-			continue;
-		if (!no_features)
-			tries[nr++] = (__typeof__(tries[0])){ true, raw };
-		tries[nr++] = (__typeof__(tries[0])){ false, raw };
+	if (btfcache_lookup(obj, len, btf, sizeof(btf))) {
+		pr_debug("kernel BTF for CO-RE: %s", btf);
+		c->btf_path = strdup(btf);
 	}
-	for (i = 0; i < nr; i++) {
-		struct kernel_features f = {
-			.copy_from_user_task = tries[i].features,
-			.switch_prev_state = tries[i].features,
-			.bpf_loop = tries[i].features,
-			.alloc_on_use = tries[i].features,
-		};
-
-		c->raw_tp = tries[i].raw_tp;
-		*why = "cannot open BPF object";
-		c->skel = latprof_bpf__open();
-		if (!c->skel)
-			return -errno;
-		*why = "cannot configure BPF maps";
-		err = configure(c, o, &f);
-		/* a map of no entries: the kernel refuses to create it */
-		if (!err && refuse && i == 0)
-			err = bpf_map__set_max_entries(c->skel->maps.stacks, 0);
-		if (err)
-			return err;
-		*why = "cannot load BPF programs (see docs/troubleshooting.md)";
-		libbpf_quiet = i + 1 < nr;
-		verifier_stats(c->skel->obj, false);
-		err = latprof_bpf__load(c->skel);
-		verifier_stats(c->skel->obj, true);
-		libbpf_quiet = false;
+	err = load_tries(c, o, features, refuse, why);
+	if (err && c->btf_path) {
+		pr_debug("BPF load failed with %s: again with the kernel's whole BTF", btf);
+		free(c->btf_path);
+		c->btf_path = NULL;
+		err = load_tries(c, o, features, refuse, why);
 		if (!err)
-			break;
-		latprof_bpf__destroy(c->skel);
-		c->skel = NULL;
-		if (i + 1 < nr)
-			pr_debug("BPF load (%s, %s) failed (%s): trying %s, %s",
-				 tries[i].features ? "kernel features" : "without them",
-				 tries[i].raw_tp ? "raw_tp" : "tp_btf", strerror(-err),
-				 tries[i + 1].features ? "kernel features" : "without them",
-				 tries[i + 1].raw_tp ? "raw_tp" : "tp_btf");
+			btfcache_drop(btf);
 	}
-	if (!err && tries[i].features)
+	if (err)
+		return err;
+	if (!c->btf_path && *btf && btfcache_build(obj, len, btf) == 0)
+		pr_debug("making %s in the background (bpftool gen min_core_btf)", btf);
+	if (c->features)
 		warm_stacks(c);
-	if (!err && !tries[i].features)
+	else
 		pr_debug("kernel without bpf_copy_from_user_task or sched_switch's prev_state (5.18), or stack maps allocated on use (6.1): calls in flight at stop keep only their innermost user frame, off-CPU reads the task's state; the Python thread search is unrolled (slower to load); the stack map is allocated whole, for fewer stacks");
-	return err;
+	return 0;
 }
 
 struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sym, int *err,
@@ -755,7 +799,6 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	/* off-CPU time inside a syscall waits for sys_exit to copy the stack */
 	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf) || o->requests ||
 		       o->files || o->net;
-	c->raw_tp = o->raw_tp;
 	proc_tree_init(&c->procs, COLLECT_MAX_PROCS, COLLECT_MAX_MEM_SAMPLES);
 	c->proc_fn = o->proc_fn;
 	c->proc_arg = o->proc_arg;
@@ -954,26 +997,66 @@ int collect_poll(struct collect *c, int timeout_ms)
 }
 
 /*
+ * The in-flight iterator, loaded at stop into a second instance of the BPF
+ * object whose maps are the recording's (reused by name): an iterator needs
+ * the kernel's whole BTF to attach, which libbpf 1.1 reads and copies (20 ms
+ * and 10 MB, docs/performance.md), so the start-up and the recording do not
+ * pay for it. The one that copies user stacks (5.18) when the recording's
+ * load had the newer features. NULL when it does not load.
+ */
+static struct latprof_bpf *in_flight_open(struct collect *c, struct bpf_program **prog)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = c->btf_path);
+	struct latprof_bpf *it = latprof_bpf__open_opts(&opts);
+	struct bpf_program *p;
+	struct bpf_map *m, *ours;
+	int err = 0;
+
+	if (!it)
+		return NULL;
+	*prog = c->features ? it->progs.dump_in_flight : it->progs.dump_in_flight_nocopy;
+	bpf_object__for_each_program(p, it->obj)
+		bpf_program__set_autoload(p, p == *prog);
+	bpf_object__for_each_map(m, it->obj) {
+		ours = bpf_object__find_map_by_name(c->skel->obj, bpf_map__name(m));
+		if (ours && bpf_map__fd(ours) >= 0)
+			err = bpf_map__reuse_fd(m, bpf_map__fd(ours));
+		else
+			err = bpf_map__set_autocreate(m, false);
+		if (err)
+			break;
+	}
+	if (!err)
+		err = latprof_bpf__load(it);
+	if (err) {
+		latprof_bpf__destroy(it);
+		errno = -err;
+		return NULL;
+	}
+	return it;
+}
+
+/*
  * Run the in-flight iterator once: every target thread still in a syscall or
  * off CPU at stop_ns reports its time so far. Needs the other programs
  * detached, or a syscall ending now would be counted twice.
  */
 static void report_in_flight(struct collect *c)
 {
-	struct bpf_program *prog = c->skel->progs.dump_in_flight;
+	struct latprof_bpf *it;
+	struct bpf_program *prog;
 	struct bpf_link *link;
 	char buf[64];
 	int fd;
 
-	/* the one of the two that loaded (select_programs) */
-	if (bpf_program__fd(prog) < 0)
-		prog = c->skel->progs.dump_in_flight_nocopy;
-	if (c->in_flight_done || bpf_program__fd(prog) < 0)
+	if (c->in_flight_done || !(c->sys_hooks || c->mode_offcpu))
 		return;
 	c->in_flight_done = true;
-	link = bpf_program__attach_iter(prog, NULL);
+	it = in_flight_open(c, &prog);
+	link = it ? bpf_program__attach_iter(prog, NULL) : NULL;
 	if (!link) {
 		pr_warn("cannot report syscalls in flight: %s", strerror(errno));
+		latprof_bpf__destroy(it);
 		return;
 	}
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -984,6 +1067,7 @@ static void report_in_flight(struct collect *c)
 	if (fd >= 0)
 		close(fd);
 	bpf_link__destroy(link);
+	latprof_bpf__destroy(it);
 }
 
 void collect_detach(struct collect *c)
@@ -1062,6 +1146,7 @@ void collect_free(struct collect *c)
 	collect_detach(c);
 	ring_buffer__free(c->rb);
 	latprof_bpf__destroy(c->skel);
+	free(c->btf_path);
 	free(c->links.items);
 	free(c->perf_fds.items);
 	proc_images_release(&c->images);

@@ -51,7 +51,6 @@ struct collect_opts {
 	uint32_t stack_size;		/* bytes of user stack copied (dwarf) */
 	uint32_t ustack_ring_bytes;	/* ring buffer for copied stacks */
 	bool verbose;			/* libbpf warnings and debug output */
-	bool raw_tp;			/* syscall hooks as raw_tp, not tp_btf */
 	bool requests;			/* --requests: requests on accepted connections */
 	bool files;			/* --files: I/O per opened path */
 	bool net;			/* --net: I/O per connect/accept peer */
@@ -120,8 +119,8 @@ int collect_poll(struct collect *c, int timeout_ms);
  */
 void collect_detach(struct collect *c);
 
-/* Were the syscall hooks attached as raw_tp (tp_btf failed or was refused)? */
-bool collect_raw_tp(const struct collect *c);
+/* Did CO-RE relocate against the cached minimized kernel BTF (btfcache.h)? */
+bool collect_btf_cached(const struct collect *c);
 
 /* Loss and progress counters. Cannot fail. */
 void collect_get_stats(struct collect *c, struct collect_stats *st);

@@ -769,9 +769,9 @@ static int builder_track(struct builder *b)
 	return err;
 }
 
-bool collect_raw_tp(const struct collect *c)
+bool collect_btf_cached(const struct collect *c)
 {
-	return c->raw_tp;
+	return c->btf_path != NULL;
 }
 
 int collect_build_profile(struct collect *c, struct profile *p)

@@ -53,7 +53,8 @@ struct collect {
 	bool unwind_dwarf;
 	bool mode_cpu, mode_syscall, mode_offcpu;
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
-	bool raw_tp;			/* ... as raw_tp (tp_btf failed) */
+	bool features;			/* loaded with the newer kernels' (kernel_features) */
+	char *btf_path;			/* CO-RE against this btfcache file, or NULL */
 	bool in_flight_done;
 	uint32_t fast_slots;		/* blocks of the per-CPU syscall stats array */
 	pid_t command_pid;		/* generation 0 of it is latprof's fork */

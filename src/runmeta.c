@@ -24,6 +24,7 @@ int run_meta_store(const struct run_meta *m, struct profile *p)
 	err = store_str(p, RUN_META_UNWIND, m->unwind, err);
 	err = store_str(p, RUN_META_MODE, m->mode, err);
 	err = store_str(p, RUN_META_SYSCALL_HOOKS, m->syscall_hooks, err);
+	err = store_str(p, RUN_META_KERNEL_BTF, m->kernel_btf, err);
 	err = store_u64(p, RUN_META_MIN_DURATION_US, m->has_min_duration, m->min_duration_us,
 			err);
 	err = store_u64(p, RUN_META_MIN_BLOCK_US, m->has_min_block, m->min_block_us, err);

@@ -22,6 +22,7 @@
 #define RUN_META_UNWIND "unwind"
 #define RUN_META_MODE "mode"
 #define RUN_META_SYSCALL_HOOKS "syscall_hooks"
+#define RUN_META_KERNEL_BTF "kernel_btf"
 #define RUN_META_MIN_DURATION_US "min_duration_us"
 #define RUN_META_MIN_BLOCK_US "min_block_us"
 #define RUN_META_SYSCALLS "syscalls"
@@ -37,7 +38,8 @@ struct run_meta {
 	uint64_t freq_hz;
 	const char *unwind;		/* "dwarf" or "fp" */
 	const char *mode;		/* "cpu,syscall": the collectors */
-	const char *syscall_hooks;	/* "tp_btf" or "raw_tp", with syscall hooks */
+	const char *syscall_hooks;	/* "raw_tp", with syscall hooks */
+	const char *kernel_btf;		/* "cached" (btfcache.h) or "vmlinux" */
 	bool has_min_duration;
 	uint64_t min_duration_us;	/* with --mode syscall */
 	bool has_min_block;

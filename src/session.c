@@ -56,8 +56,6 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		.ustack_ring_bytes = profile && o->unwind_dwarf ? 4 * 1024 * 1024 :
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
-		/* the fallback for kernels without tp_btf, forced to test it */
-		.raw_tp = getenv("LATPROF_RAW_TP") && *getenv("LATPROF_RAW_TP"),
 		.requests = profile && o->requests,
 		.files = profile && o->files,
 		.net = profile && o->net,
@@ -257,8 +255,8 @@ static int store_run_meta(struct session *s, struct profile *p, const char *comm
 		.freq_hz = o->freq_hz,
 		.unwind = o->unwind_dwarf ? "dwarf" : "fp",
 		.mode = collectopts_mode_name(&o->modes),
-		.syscall_hooks = !collectopts_needs_syscalls(o) ? NULL :
-				 collect_raw_tp(s->col) ? "raw_tp" : "tp_btf",
+		.syscall_hooks = collectopts_needs_syscalls(o) ? "raw_tp" : NULL,
+		.kernel_btf = collect_btf_cached(s->col) ? "cached" : "vmlinux",
 		.has_min_duration = o->modes.syscall,
 		.min_duration_us = o->min_duration_us,
 		.has_min_block = o->modes.offcpu,

@@ -7,8 +7,8 @@
 # -> sleeper -> nanosleep, which glibc 2.36 implements with
 # clock_nanosleep) sleeps 30 x 10 ms = 0.30 s and times the sleeps itself
 # (sleep_ns, a little more than 0.30 s: timer slack).
-# Checks, `record -- sys_sleep` four ways (default; LATPROF_RAW_TP=1, whose
-# metadata must say syscall_hooks=raw_tp; --unwind fp, any stack;
+# Checks, `record -- sys_sleep` three ways (default, whose metadata must say
+# syscall_hooks=raw_tp; --unwind fp, any stack;
 # LATPROF_DEBUG_OLD_KERNEL=refuse, where the kernel refuses the first load
 # and latprof loads again without the 5.18 programs and the 6.1 stack map:
 # -v must say so, and
@@ -26,16 +26,16 @@
 require_root_bpf
 require_fixture sys_sleep
 
-# the three paths a slow syscall's stack can take: tp_btf hooks + DWARF copy
-# (default), raw_tp hooks (the fallback, forced), and the in-kernel
-# frame-pointer map (--unwind fp: glibc has no frame pointers, so there only
-# the leaf and the total are checked, not the caller chain)
-for variant in default raw_tp fp refused; do
+# the paths a slow syscall's stack can take: the DWARF copy (default), and
+# the in-kernel frame-pointer map (--unwind fp: glibc has no frame pointers,
+# so there only the leaf and the total are checked, not the caller chain);
+# and the older kernels' programs (refused)
+for variant in default fp refused; do
 	case $variant in
 	default)
-		LATPROF_RAW_TP= record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
+		record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
 		# 6.1 has every feature the first try needs: it must load
-		if kernel_at_least 6 1 && grep -q 'BPF load (' "$WORKDIR/sleep-$variant.err"; then
+		if kernel_at_least 6 1 && grep -q 'BPF load with' "$WORKDIR/sleep-$variant.err"; then
 			diag_file "record stderr" "$WORKDIR/sleep-$variant.err"
 			fail "default: the first load failed on $(uname -r), a kernel that has what it needs"
 		fi ;;
@@ -44,10 +44,9 @@ for variant in default raw_tp fp refused; do
 		! grep -q 'libbpf' "$WORKDIR/sleep-quiet.err" ||
 			{ diag_file "record stderr" "$WORKDIR/sleep-quiet.err"; fail "refused: the refused first load printed libbpf's messages without -v"; }
 		LATPROF_DEBUG_OLD_KERNEL=refuse record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
-		grep -q 'BPF load (kernel features, tp_btf) failed' "$WORKDIR/sleep-$variant.err" &&
+		grep -q "BPF load with the newer kernels' features failed" "$WORKDIR/sleep-$variant.err" &&
 			grep -q 'kernel without bpf_copy_from_user_task' "$WORKDIR/sleep-$variant.err" ||
 			{ diag_file "record stderr" "$WORKDIR/sleep-$variant.err"; fail "refused: -v does not say that the first load failed and the fallbacks loaded"; } ;;
-	raw_tp) LATPROF_RAW_TP=1 record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
 	fp) record_or_fail sleep-$variant --unwind fp -- "$FIXTURES/sys_sleep" 30 10 ;;
 	esac
 	prof=$WORKDIR/sleep-$variant.pb.gz
@@ -55,9 +54,7 @@ for variant in default raw_tp fp refused; do
 	sleep_ns=$(kv "$out" "sys_sleep " sleep_ns)
 	[ -n "$sleep_ns" ] || { diag_file "command stdout" "$out"; fail "sys_sleep printed no sleep_ns"; }
 	hooks=$(profile_meta "$prof" | awk -F= '$1 == "syscall_hooks" { print $2 }')
-	want=tp_btf
-	[ $variant = raw_tp ] && want=raw_tp
-	[ "$hooks" = $want ] || fail "$variant: metadata syscall_hooks='$hooks', expected $want"
+	[ "$hooks" = raw_tp ] || fail "$variant: metadata syscall_hooks='$hooks', expected raw_tp"
 	chain="main;sleeper"
 	[ $variant = fp ] && chain=""
 
@@ -80,4 +77,4 @@ for variant in default raw_tp fp refused; do
 		fail "$variant: --weight syscalls counts $n slow clock_nanosleep calls below ${chain:-any}, expected 30"
 	fi
 done
-pass "$got ns in 30 sleeps (truth $sleep_ns), by tp_btf, raw_tp and fp"
+pass "$got ns in 30 sleeps (truth $sleep_ns), with DWARF, fp and the older kernels' programs"

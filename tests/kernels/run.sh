@@ -26,7 +26,7 @@ FIXTURES=${FIXTURES:-$top/build/fixtures}
 
 # Every BPF program and collector at least once, by tests whose checks hold
 # under emulation on a quiet host (docs/kernels.md has what the others do
-# there): syscalls through tp_btf and the raw_tp fallback, with DWARF and
+# there): syscalls (raw_tp), with DWARF and
 # frame-pointer stacks; the in-flight iterator and threads parked since
 # before attach; the pre-5.18 fallbacks, forced; CPU sampling with DWARF
 # stacks; off-CPU with kernel stacks; fork/exec/exit; serve (/metrics
@@ -34,7 +34,7 @@ FIXTURES=${FIXTURES:-$top/build/fixtures}
 # guest.sh's smoke records load every program once more, --requests,
 # --files, --net and frame-pointer CPU sampling included. About 4 minutes.
 default_tests=(
-	tests/e2e/test_syscall_sleep.sh		# tp_btf, raw_tp, fp; the in-kernel aggregate
+	tests/e2e/test_syscall_sleep.sh		# DWARF, fp, refused; the in-kernel aggregate
 	tests/e2e/test_syscall_count.sh
 	tests/e2e/test_syscall_inflight.sh	# iter.s/task: in-flight and parked syscalls
 	tests/kernels/test_old_kernel.sh	# iter/task and sched_switch without prev_state
