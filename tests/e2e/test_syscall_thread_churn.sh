@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Threads that come and go: every syscall of the target counted, none of
+# another process's. A target thread's state is a task_slots slot claimed at
+# its first traced event and freed at its exit (bpf/latprof.h); new threads
+# get the tids and the kernel stacks of threads that just exited, so state
+# that outlived its thread, or a slot not freed, would drop the target's
+# calls or count the other process's (and an experimental cache keyed by
+# the kernel stack's address did drop 25% of them before it cleared the new
+# task's entry at fork: docs/performance.md).
+#
+# Ground truth (the fixtures' own counts): thread_churn starts 3000 threads,
+# 4 at a time, each calling getppid exactly 100 times through syscall(2):
+# 300,000 calls. A second thread_churn, not a target, churns threads the
+# same way on the same two CPUs the whole time.
+# Checks, `record --mode syscall -- thread_churn 3000 100 4`:
+#   - the target's getppid count in the JSON is exactly 300,000;
+#   - the other process has no syscall entry at all;
+#   - no loss counted (lost.syscalls_untimed_no_task_slot and the others).
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_fixture thread_churn
+
+start_bg "$WORKDIR/other.out" "$FIXTURES/thread_churn" 1000000 20 4 60
+other=$BG_PID
+wait_for_line "$WORKDIR/other.out" "ready" 10 || fail "the other thread_churn did not start"
+
+record_or_fail churn --mode syscall -- "$FIXTURES/thread_churn" 3000 100 4
+kill "$other" 2>/dev/null
+out=$WORKDIR/churn.out
+pid=$(kv "$out" "thread_churn " pid)
+calls=$(grep threads= "$out" | sed -n 's/.*getppid=\([0-9]*\).*/\1/p')
+[ "$calls" = 300000 ] || { diag_file "command stdout" "$out"; fail "thread_churn made $calls getppid calls, not 300000"; }
+
+json=$WORKDIR/churn.json
+export_or_fail "$WORKDIR/churn.pb.gz" "$json" --format json --weight syscalls
+json_check "$json"
+got=$(json_syscall "$json" "$pid" getppid count)
+info "target $pid: getppid count $got (truth 300000); the other process $other"
+if [ "$got" != 300000 ]; then
+	json_syscalls_of "$json" "$pid"
+	profile_meta "$WORKDIR/churn.pb.gz" | grep '^lost\.' | sed 's/^/  | /'
+	fail "the target's getppid count is ${got:-none}, expected exactly 300000"
+fi
+n=$(json_py "$json" 'print(sum(1 for s in j.get("syscalls", []) if s.get("pid") == '"$other"'))')
+[ "$n" = 0 ] || { json_syscalls_of "$json" "$other"; fail "$n syscall entries of the other process $other, which is not a target"; }
+lost=$(profile_meta "$WORKDIR/churn.pb.gz" | awk -F= '/^lost\./ && $2 != 0')
+[ -z "$lost" ] || { echo "$lost" | sed 's/^/  | /'; fail "losses counted: $lost"; }
+pass "300000 getppid calls in 3000 short-lived threads, counted exactly; none of the other process"
