@@ -273,6 +273,21 @@ static __always_inline __u32 fast_slot_alloc(__u32 tgid)
 }
 
 /*
+ * Syscall number @nr, known to be below LP_MAX_SYSCALL_NR, as an index of an
+ * array of that size, masked where the verifier sees it: the compiler drops a
+ * mask it can prove redundant, and 6.1's verifier loses the bound of a value
+ * spilled to the stack and filled into another register ("unbounded memory
+ * access" in tp_sys_exit with --requests, found by make check-kernels).
+ */
+static __always_inline __u32 sys_index(long nr)
+{
+	__u32 i = nr;
+
+	asm volatile("" : "+r"(i));
+	return i & (LP_MAX_SYSCALL_NR - 1);
+}
+
+/*
  * Can @tgid be a target? false is certain (its bit is clear, and neither -a
  * nor --comm can make it one now); true has to be confirmed in procs.
  */

@@ -140,7 +140,7 @@ static __always_inline bool sys_traced(long nr)
 		return false;
 	if (!cfg_sys_filter_on)
 		return true;
-	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[nr & (LP_MAX_SYSCALL_NR - 1)];
+	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[sys_index(nr)];
 }
 
 /*

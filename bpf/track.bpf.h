@@ -289,7 +289,7 @@ static __always_inline void req_track(struct task_struct *task, struct lp_task *
 {
 	struct lp_fd_key key = { .tgid = t->tgid, .fd = (__s32)t->sys_arg0 };
 	__u32 cat = nr >= 0 && nr < LP_MAX_SYSCALL_NR ?
-		    cfg_sys_cat[nr & (LP_MAX_SYSCALL_NR - 1)] : LP_REQ_CAT_OTHER;
+		    cfg_sys_cat[sys_index(nr)] : LP_REQ_CAT_OTHER;
 	struct lp_conn *c = NULL;
 
 	if (op == TRACK_READ || op == TRACK_WRITE || op == TRACK_SENDFILE || op == TRACK_CLOSE)
