@@ -20,6 +20,7 @@
 #define EEXIST 17
 #define E2BIG 7
 #define ENOSPC 28
+#define PF_EXITING 0x00000004
 #define PF_KTHREAD 0x00200000
 
 extern const volatile __u32 cfg_all;		/* -a: every process is a target */

@@ -352,10 +352,15 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 	if (!maybe_target(tgid))
 		return;
 	t = task_state_find(prev);
-	/* as in sys_enter: state means target; others pay the procs lookup */
+	/*
+	 * as in sys_enter: state means target; others pay the procs lookup. A
+	 * thread past sched_process_exit has given its slot back and must not
+	 * take a new one at its last switches (nothing would free it: 20,000
+	 * exiting threads filled the array, tests/e2e/test_syscall_thread_churn.sh).
+	 */
 	if (!t) {
 		proc = current_target(tgid);
-		if (!proc || (prev->flags & PF_KTHREAD))
+		if (!proc || (prev->flags & (PF_KTHREAD | PF_EXITING)))
 			return;
 		t = task_state_get(prev, proc, tgid);
 		if (!t)
