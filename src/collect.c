@@ -452,11 +452,11 @@ int collect_track_flush(struct collect *c)
  * load at all (docs/kernels.md). Found by loading: the programs that use
  * them first, their fallbacks if the kernel refuses (see load()). Reading
  * the kernel's BTF to decide cost a second parse of it (libbpf's load makes
- * one): 15-18 ms of start-up. All three arrived by 5.18 and are tried
- * together.
+ * one): 15-18 ms of start-up. All arrived by 6.1 and are tried together;
+ * the in-flight iterator loaded at stop (5.18: it copies stacks with
+ * bpf_copy_from_user_task) follows c->features, the try that loaded.
  */
 struct kernel_features {
-	bool copy_from_user_task;	/* 5.18: the in-flight iterator copies stacks */
 	bool switch_prev_state;		/* 5.18: sched_switch's prev_state argument */
 	bool bpf_loop;			/* 5.17: the Python thread search as a loop */
 	bool alloc_on_use;		/* 6.1: perf_event programs may use a hash map
@@ -668,7 +668,6 @@ static int load_one(struct collect *c, const struct collect_opts *o, bool featur
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = c->btf_path);
 	struct kernel_features f = {
-		.copy_from_user_task = features,
 		.switch_prev_state = features,
 		.bpf_loop = features,
 		.alloc_on_use = features,

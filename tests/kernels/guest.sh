@@ -30,6 +30,10 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 ip link set lo up
 hostname latprof-guest
+# a hang is then readable: every CPU's backtrace at a soft lockup, and
+# Alt-SysRq-L from qemu's monitor (docs/kernels.md)
+echo 1 >/proc/sys/kernel/sysrq
+echo 1 >/proc/sys/kernel/softlockup_all_cpu_backtrace
 # /tmp stays on the image's ext4 (a throw-away snapshot): test_syscall_fsync
 # needs a disk that fsync writes to
 
