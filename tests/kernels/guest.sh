@@ -34,6 +34,43 @@ hostname latprof-guest
 # Alt-SysRq-L from qemu's monitor (docs/kernels.md)
 echo 1 >/proc/sys/kernel/sysrq
 echo 1 >/proc/sys/kernel/softlockup_all_cpu_backtrace
+
+# Two probes that stay on each of the hottest tracepoints for the whole run:
+# the tracefs event (with a filter nothing passes) and a counting perf event
+# per CPU. The tracepoint's static branch and static call then keep their
+# code as latprof's programs attach and detach, and no CPU has to see kernel
+# text that another is patching, which multi-threaded TCG gets wrong
+# (docs/kernels.md, "A hang that was qemu's").
+pin_tracepoints()
+{
+	local ev i
+	for ev in raw_syscalls/sys_enter raw_syscalls/sys_exit sched/sched_switch; do
+		echo 'common_pid < 0' >"/sys/kernel/tracing/events/$ev/filter" &&
+			echo 1 >"/sys/kernel/tracing/events/$ev/enable" || return 1
+	done
+	python3 -c '
+import ctypes, os, struct, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+fds = []
+for ev in ("raw_syscalls/sys_enter", "raw_syscalls/sys_exit", "sched/sched_switch"):
+    nr = int(open("/sys/kernel/tracing/events/%s/id" % ev).read())
+    attr = struct.pack("IIQ", 2, 128, nr) + bytes(112)  # PERF_TYPE_TRACEPOINT
+    for cpu in range(os.cpu_count()):
+        fd = libc.syscall(298, attr, -1, cpu, -1, 0)  # perf_event_open
+        if fd < 0:
+            sys.exit("perf_event_open %s: %s" % (ev, os.strerror(ctypes.get_errno())))
+        fds.append(fd)
+open("/run/pinned", "w").close()
+time.sleep(1 << 30)
+' &
+	for ((i = 0; i < 100; i++)); do
+		[ -e /run/pinned ] && return 0
+		kill -0 $! 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+pin_tracepoints || echo "guest: cannot keep probes on the hot tracepoints (a hang under multi-threaded TCG is possible)"
 # /tmp stays on the image's ext4 (a throw-away snapshot): test_syscall_fsync
 # needs a disk that fsync writes to
 
