@@ -30,6 +30,8 @@ extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
 extern const volatile __u32 cfg_sys_fast_slots;	/* <= LP_SYS_FAST_SLOTS */
 extern const volatile __u32 cfg_bpf_loop;	/* the kernel has bpf_loop (5.17) */
 extern __u64 lp_target_bits[LP_TARGET_WORDS];	/* latprof.h */
+extern __u64 lp_regs_cache[LP_REGS_CACHE_SLOTS];	/* latprof.h */
+extern __u64 lp_regs_offset;	/* pt_regs - task_struct.stack: 0 unknown yet, 1 cache off */
 
 /*
  * Map types are named so that the definitions in targets.bpf.c and the extern
@@ -303,6 +305,58 @@ static __always_inline void target_bit_set(__u32 tgid)
 {
 	__sync_fetch_and_or(&lp_target_bits[(tgid / 64) & (LP_TARGET_WORDS - 1)],
 			    1ULL << (tgid & 63));
+}
+
+/*
+ * The regs cache's key for the thread whose syscall registers are at @regs:
+ * the address's bits 14-61 (x86_64 kernel stacks are 16 KiB or more, so no
+ * two live threads share them; 57-bit addresses fit).
+ */
+static __always_inline __u64 regs_key(__u64 regs)
+{
+	return (regs >> 14) & ((1ULL << (64 - LP_REGS_VAL_BITS)) - 1);
+}
+
+static __always_inline __u64 *regs_cache_entry(__u64 key)
+{
+	return &lp_regs_cache[key & (LP_REGS_CACHE_SLOTS - 1)];
+}
+
+/*
+ * Cache @val (LP_REGS_NOT_TARGET, or a task_slots index + 1) for the current
+ * thread @task, whose registers are at @regs. The first call learns where a
+ * thread's registers are from the start of its stack, which
+ * regs_cache_forget needs; an unlikely answer turns the cache off.
+ */
+static __always_inline void regs_cache_put(struct task_struct *task, __u64 regs, __u64 val)
+{
+	__u64 off = lp_regs_offset;
+
+	if (!off) {
+		off = regs - (__u64)task->stack;
+		off = off >= 8192 && off < 65536 ? off : 1;
+		lp_regs_offset = off;
+	}
+	if (off != 1)
+		*regs_cache_entry(regs_key(regs)) = regs_key(regs) << LP_REGS_VAL_BITS | val;
+}
+
+/*
+ * Clear the entry of new task @child's registers (at fork, before it runs):
+ * what was cached for a thread that had the same kernel stack before is not
+ * about this one.
+ */
+static __always_inline void regs_cache_forget(struct task_struct *child)
+{
+	__u64 off = lp_regs_offset, key, *e, old;
+
+	if (off <= 1)
+		return;
+	key = regs_key((__u64)BPF_CORE_READ(child, stack) + off);
+	e = regs_cache_entry(key);
+	old = *e;
+	if (old >> LP_REGS_VAL_BITS == key)
+		__sync_val_compare_and_swap(e, old, 0);
 }
 
 /* Free the task_slots slot of exiting thread @task, if it owns one. */

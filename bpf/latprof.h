@@ -314,9 +314,30 @@ struct lp_task {
  */
 #define LP_TASK_SLOTS 16384
 #define LP_TASK_PROBES 4
+
+/*
+ * What the syscall hooks decided about a thread, cached by the address of
+ * its syscall registers (struct pt_regs at the top of its kernel stack: the
+ * hooks' first argument, distinct for every live thread): that it is not a
+ * target, or which task_slots slot is its state. A hit spares the hooks
+ * bpf_get_current_task_btf, the one helper call of the path that every
+ * syscall on the machine takes (docs/performance.md, "The syscall registers
+ * as the thread's identity"). Direct-mapped (a collision overwrites: the
+ * loser only takes the slower path), one 64-bit word an entry so that
+ * concurrent writers cannot tear it: the key above LP_REGS_VAL_BITS, the
+ * value below. A new thread's entry is cleared when it forks, before it
+ * runs, so a kernel stack reused after its thread exited starts afresh; and
+ * a cached slot is used only while it is owned (tid) and the slot names the
+ * same kernel stack (regs_owner), so an entry that outlived its thread can
+ * never lead to another thread's state.
+ */
+#define LP_REGS_CACHE_SLOTS 32768
+#define LP_REGS_VAL_BITS 16
+#define LP_REGS_NOT_TARGET 0xffff	/* else the task_slots index + 1 */
 struct lp_task_slot {
 	__u32 tid;		/* owner, 0: free */
-	__u32 pad;
+	__u32 regs_owner;	/* low 32 bits of the regs cache key (pt_regs >> 14)
+				 * of the thread that cached this slot, 0: none */
 	__u64 start_time;	/* the owner's task_struct.start_time: a tid reused
 				 * by another thread does not match */
 	struct lp_task t;

@@ -150,7 +150,7 @@ static __always_inline bool sys_traced(long nr)
  * lookups: the task-storage helper this replaces cost 20-30 ns per call
  * (docs/performance.md).
  */
-static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start)
+static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start, __u32 *slot)
 {
 	struct lp_task_slot *s;
 	__u32 key, i;
@@ -160,8 +160,10 @@ static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start)
 		s = bpf_map_lookup_elem(&task_slots, &key);
 		if (!s)
 			return NULL;
-		if (s->tid == tid && s->start_time == start)
+		if (s->tid == tid && s->start_time == start) {
+			*slot = key;
 			return &s->t;
+		}
 	}
 	return NULL;
 }
@@ -169,21 +171,40 @@ static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start)
 /* The state of target thread @task, a trusted pointer (read directly). */
 static __always_inline struct lp_task *task_state_find(struct task_struct *task)
 {
-	return task_state_of(task->pid, task->start_time);
+	__u32 slot;
+
+	return task_state_of(task->pid, task->start_time, &slot);
+}
+
+/*
+ * The state in task_slots slot @slot, which the regs cache gave for the
+ * thread whose cache key is @key: NULL unless the slot is owned and was
+ * cached by that thread (its kernel stack), so a stale entry is only a miss.
+ */
+static __always_inline struct lp_task *task_state_at(__u32 slot, __u64 key)
+{
+	struct lp_task_slot *s = bpf_map_lookup_elem(&task_slots, &slot);
+
+	if (!s || !s->tid || s->regs_owner != (__u32)key)
+		return NULL;
+	/* or the compiler offsets s before the check, which the verifier refuses */
+	asm volatile("" : "+r"(s));
+	return &s->t;
 }
 
 /*
  * The state of target thread @task of @proc, created on first use in the
- * first free slot of its probes; NULL (counted) when all are taken.
+ * first free slot of its probes (its index in *@slot); NULL (counted) when
+ * all are taken.
  */
 static __always_inline struct lp_task *task_state_get(struct task_struct *task,
-						      struct lp_proc *proc, __u32 tgid)
+						      struct lp_proc *proc, __u32 tgid, __u32 *slot)
 {
 	__u32 tid = task->pid, key, i;
 	struct lp_task_slot *s;
 	struct lp_task *t;
 
-	t = task_state_find(task);
+	t = task_state_of(tid, task->start_time, slot);
 	if (t)
 		return t;
 	for (i = 0; i < LP_TASK_PROBES; i++) {
@@ -194,12 +215,14 @@ static __always_inline struct lp_task *task_state_get(struct task_struct *task,
 		if (s->tid || __sync_val_compare_and_swap(&s->tid, 0, tid) != 0)
 			continue;
 		/* ours now: only this thread's programs write it */
+		s->regs_owner = 0;
 		__builtin_memset(&s->t, 0, sizeof(s->t));
 		s->start_time = task->start_time;
 		t = &s->t;
 		t->tgid = tgid;
 		t->fast_base = proc->fast_slot ? (proc->fast_slot - 1) * LP_MAX_SYSCALL_NR : -1;
 		t->pend_kstack = -ENOENT;
+		*slot = key;
 		return t;
 	}
 	stat_inc(LP_STAT_TASK_STATE_FAILED);
@@ -217,31 +240,75 @@ static __always_inline bool sys_entered(long nr)
 	return cfg_track && nr >= 0 && nr < LP_MAX_SYSCALL_NR;
 }
 
-static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
+/*
+ * What the regs cache says about the thread whose registers are at @regs:
+ * true when it has an answer, in *@t (NULL: not a target).
+ */
+static __always_inline bool regs_cache_get(struct pt_regs *regs, struct lp_task **t)
+{
+	__u64 key = regs_key((__u64)regs), v = *regs_cache_entry(key);
+	__u32 val = v & ((1U << LP_REGS_VAL_BITS) - 1);
+
+	if (v >> LP_REGS_VAL_BITS != key)
+		return false;
+	*t = val == LP_REGS_NOT_TARGET ? NULL : task_state_at(val - 1, key);
+	return val == LP_REGS_NOT_TARGET || *t;
+}
+
+/*
+ * The target check without the regs cache, which it fills: the state of the
+ * current thread, created at its first syscall @nr that is traced, or NULL.
+ * "Not a target" is cached only when no target can appear later for the
+ * same thread (no -a, no --comm: those decide by name as processes run).
+ */
+static __always_inline struct lp_task *sys_task_lookup(struct pt_regs *regs, long nr)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = task->tgid;	/* a load: no second helper call */
+	bool final = !cfg_all && !cfg_nr_comms;
+	struct lp_task_slot *s;
+	struct lp_proc *proc;
 	struct lp_task *t;
+	__u32 slot;
 
 	/* nearly every syscall on the machine is not a target's: one load */
-	if (!maybe_target(tgid))
-		return 0;
-	t = task_state_find(task);
-	/*
-	 * Only target threads get state, so having it is the target check, one
-	 * pointer away; a thread without it pays the procs hash lookup.
-	 */
-	if (!t) {
-		struct lp_proc *proc = current_target(tgid);
-
-		if (!proc || !sys_entered(nr))
-			return 0;
-		t = task_state_get(task, proc, tgid);
-		if (!t)
-			return 0;
-	} else if (!sys_entered(nr)) {
-		return 0;
+	if (!maybe_target(tgid)) {
+		if (final)
+			regs_cache_put(task, (__u64)regs, LP_REGS_NOT_TARGET);
+		return NULL;
 	}
+	t = task_state_of(task->pid, task->start_time, &slot);
+	/* only target threads get state; the others pay the procs lookup */
+	if (!t) {
+		proc = current_target(tgid);
+		if (!proc) {
+			if (final)
+				regs_cache_put(task, (__u64)regs, LP_REGS_NOT_TARGET);
+			return NULL;
+		}
+		if (!sys_entered(nr))
+			return NULL;
+		t = task_state_get(task, proc, tgid, &slot);
+		if (!t)
+			return NULL;
+	}
+	s = bpf_map_lookup_elem(&task_slots, &slot);
+	if (s) {
+		s->regs_owner = regs_key((__u64)regs);
+		regs_cache_put(task, (__u64)regs, slot + 1);
+	}
+	return t;
+}
+
+static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
+{
+	struct lp_task *t;
+
+	/* a hit: no helper call, one load for a thread that is not a target */
+	if (!regs_cache_get(regs, &t))
+		t = sys_task_lookup(regs, nr);
+	if (!t || !sys_entered(nr))
+		return 0;
 	t->sys_nr = nr;
 	if (cfg_track) {
 		t->sys_arg0 = BPF_CORE_READ(regs, di);
@@ -257,27 +324,31 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 	return 0;
 }
 
-static __always_inline int on_sys_exit(void *ctx, long ret)
+static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tgid = task->tgid;
+	struct task_struct *task;
 	__u64 now, dur, latency;
 	struct lp_proc *proc;
 	struct lp_task *t;
+	__u32 tgid;
 	__s32 nr;
 
-	if (!maybe_target(tgid))
-		return 0;
-	t = task_state_find(task);
+	if (!regs_cache_get(regs, &t)) {
+		task = bpf_get_current_task_btf();
+		if (!maybe_target(task->tgid))
+			return 0;
+		t = task_state_find(task);
+	}
 	/* only targets have a start time: the target check, without a hash */
 	if (!t || !t->sys_start)
 		return 0;
+	tgid = t->tgid;
 	now = bpf_ktime_get_ns();
 	dur = now - t->sys_start;
 	t->sys_start = 0;
 	nr = t->sys_nr;
 	if (cfg_track) {
-		track_sys_exit(task, t, nr, now, dur, ret);
+		track_sys_exit(bpf_get_current_task_btf(), t, nr, now, dur, ret);
 		if (cfg_sys_filter_on && !sys_traced(nr))
 			return 0;
 	}
@@ -301,7 +372,7 @@ static __always_inline int on_sys_exit(void *ctx, long ret)
 			.nr = nr,
 		};
 
-		ustack_submit_task(&info, task, USTACK_CTX_TRACE);
+		ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_TRACE);
 	} else {
 		/* frame pointers: off-CPU time was charged at switch-in already */
 		struct lp_timed_key key = {
@@ -334,7 +405,7 @@ int tp_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/sys_exit")
 int tp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sys_exit(ctx, ctx->args[1]);
+	return on_sys_exit(ctx, (struct pt_regs *)ctx->args[0], ctx->args[1]);
 }
 
 /*
@@ -348,6 +419,7 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 	__u32 tgid = prev->tgid;
 	struct lp_proc *proc;
 	struct lp_task *t;
+	__u32 slot;
 
 	if (!maybe_target(tgid))
 		return;
@@ -362,7 +434,7 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 		proc = current_target(tgid);
 		if (!proc || (prev->flags & (PF_KTHREAD | PF_EXITING)))
 			return;
-		t = task_state_get(prev, proc, tgid);
+		t = task_state_get(prev, proc, tgid, &slot);
 		if (!t)
 			return;
 	}
@@ -384,11 +456,12 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	__u64 dur, blocked, preempted;
 	struct lp_proc *proc;
 	struct lp_task *t;
+	__u32 slot;
 
 	key.tgid = BPF_CORE_READ(next, tgid);
 	if (!maybe_target(key.tgid))
 		return;
-	t = task_state_of(BPF_CORE_READ(next, pid), BPF_CORE_READ(next, start_time));
+	t = task_state_of(BPF_CORE_READ(next, pid), BPF_CORE_READ(next, start_time), &slot);
 	if (!t || !t->off_start)
 		return;
 	dur = bpf_ktime_get_ns() - t->off_start;

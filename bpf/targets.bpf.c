@@ -14,6 +14,8 @@ const volatile __u32 cfg_self_tgid = 0;
 const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN] = {};
 const volatile __u32 cfg_sys_fast_slots = 0;
 __u64 lp_target_bits[LP_TARGET_WORDS] = {};
+__u64 lp_regs_cache[LP_REGS_CACHE_SLOTS] = {};
+__u64 lp_regs_offset = 0;
 
 struct procs_map procs SEC(".maps");
 struct task_slots_map task_slots SEC(".maps");
@@ -31,6 +33,7 @@ int BPF_PROG(on_sched_process_fork, struct task_struct *parent, struct task_stru
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 tgid = BPF_CORE_READ(child, tgid);
 
+	regs_cache_forget(child);
 	if (tgid == ptgid)	/* a new thread, not a new process */
 		return 0;
 	if (!cfg_all && !bpf_map_lookup_elem(&procs, &ptgid))

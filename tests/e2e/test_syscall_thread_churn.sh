@@ -5,9 +5,9 @@
 # its first traced event and freed at its exit (bpf/latprof.h); new threads
 # get the tids and the kernel stacks of threads that just exited, so state
 # that outlived its thread, or a slot not freed, would drop the target's
-# calls or count the other process's (and an experimental cache keyed by
-# the kernel stack's address did drop 25% of them before it cleared the new
-# task's entry at fork: docs/performance.md).
+# calls or count the other process's (the regs cache, keyed by the kernel
+# stack's address, dropped 25% of them before it cleared the new task's
+# entry at fork: docs/performance.md).
 #
 # Ground truth (the fixtures' own counts): thread_churn starts 3000 threads,
 # 4 at a time, each calling getppid exactly 100 times through syscall(2):
