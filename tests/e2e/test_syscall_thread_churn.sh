@@ -26,44 +26,39 @@
 require_root_bpf
 require_fixture thread_churn
 
+# check_run NAME TRUTH: the fixture of record NAME made TRUTH getppid calls,
+# the profile counts exactly TRUTH for it and no loss; sets $pid and $json.
+check_run()
+{
+	local name=$1 truth=$2 out=$WORKDIR/$1.out calls got lost
+
+	pid=$(kv "$out" "thread_churn " pid)
+	calls=$(grep threads= "$out" | sed -n 's/.*getppid=\([0-9]*\).*/\1/p')
+	[ "$calls" = "$truth" ] || { diag_file "command stdout" "$out"; fail "$name: thread_churn made $calls getppid calls, not $truth"; }
+	json=$WORKDIR/$name.json
+	export_or_fail "$WORKDIR/$name.pb.gz" "$json" --format json --weight syscalls
+	json_check "$json"
+	got=$(json_syscall "$json" "$pid" getppid count)
+	info "$name: target $pid: getppid count $got (truth $truth)"
+	if [ "$got" != "$truth" ]; then
+		json_syscalls_of "$json" "$pid"
+		profile_meta "$WORKDIR/$name.pb.gz" | grep '^lost\.' | sed 's/^/  | /'
+		fail "$name: the target's getppid count is ${got:-none}, expected exactly $truth"
+	fi
+	lost=$(profile_meta "$WORKDIR/$name.pb.gz" | awk -F= '/^lost\./ && $2 != 0')
+	[ -z "$lost" ] || { echo "$lost" | sed 's/^/  | /'; fail "$name: losses counted: $lost"; }
+}
+
 start_bg "$WORKDIR/other.out" "$FIXTURES/thread_churn" 1000000 20 4 60
 other=$BG_PID
 wait_for_line "$WORKDIR/other.out" "ready" 10 || fail "the other thread_churn did not start"
 
 record_or_fail churn --mode syscall -- "$FIXTURES/thread_churn" 3000 100 4
 kill "$other" 2>/dev/null
-out=$WORKDIR/churn.out
-pid=$(kv "$out" "thread_churn " pid)
-calls=$(grep threads= "$out" | sed -n 's/.*getppid=\([0-9]*\).*/\1/p')
-[ "$calls" = 300000 ] || { diag_file "command stdout" "$out"; fail "thread_churn made $calls getppid calls, not 300000"; }
-
-json=$WORKDIR/churn.json
-export_or_fail "$WORKDIR/churn.pb.gz" "$json" --format json --weight syscalls
-json_check "$json"
-got=$(json_syscall "$json" "$pid" getppid count)
-info "target $pid: getppid count $got (truth 300000); the other process $other"
-if [ "$got" != 300000 ]; then
-	json_syscalls_of "$json" "$pid"
-	profile_meta "$WORKDIR/churn.pb.gz" | grep '^lost\.' | sed 's/^/  | /'
-	fail "the target's getppid count is ${got:-none}, expected exactly 300000"
-fi
+check_run churn 300000
 n=$(json_py "$json" 'print(sum(1 for s in j.get("syscalls", []) if s.get("pid") == '"$other"'))')
 [ "$n" = 0 ] || { json_syscalls_of "$json" "$other"; fail "$n syscall entries of the other process $other, which is not a target"; }
-lost=$(profile_meta "$WORKDIR/churn.pb.gz" | awk -F= '/^lost\./ && $2 != 0')
-[ -z "$lost" ] || { echo "$lost" | sed 's/^/  | /'; fail "losses counted: $lost"; }
 
 record_or_fail offcpu --mode syscall,offcpu -- "$FIXTURES/thread_churn" 20000 20 4
-out=$WORKDIR/offcpu.out
-pid=$(kv "$out" "thread_churn " pid)
-calls=$(grep threads= "$out" | sed -n 's/.*getppid=\([0-9]*\).*/\1/p')
-[ "$calls" = 400000 ] || { diag_file "command stdout" "$out"; fail "thread_churn made $calls getppid calls, not 400000"; }
-json=$WORKDIR/offcpu.json
-export_or_fail "$WORKDIR/offcpu.pb.gz" "$json" --format json --weight syscalls
-got=$(json_syscall "$json" "$pid" getppid count)
-info "with off-CPU, 20,000 threads: getppid count $got (truth 400000)"
-lost=$(profile_meta "$WORKDIR/offcpu.pb.gz" | awk -F= '/^lost\./ && $2 != 0')
-[ "$got" = 400000 ] && [ -z "$lost" ] || {
-	echo "$lost" | sed 's/^/  | /'
-	fail "with --mode syscall,offcpu and 20,000 threads, getppid count ${got:-none} (expected exactly 400000), losses: ${lost:-none}"
-}
+check_run offcpu 400000
 pass "300000 getppid calls in 3000 short-lived threads, counted exactly, none of the other process; 400000 of 20,000 threads with off-CPU on"
