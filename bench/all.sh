@@ -63,14 +63,14 @@ BPFTRACE=${BPFTRACE:-bpftrace}
 
 # The size of each section: rounds and the work per run.
 if [ "$QUICK" = 1 ]; then
-	SYS_R=3 SYS_N=1000		# syscall: rounds, thousand calls
+	SYS_R=9 SYS_N=300		# syscall: rounds, thousand calls
 	SMP_R=3 SMP_N=500 SMP_F="999"	# sampling: rounds, million iterations, Hz
 	NGX_R=3 NGX_D=2			# nginx: rounds, seconds per wrk run
 	SYM_R=2				# symbolize
 	FLG_R=3				# flamegraph
 	PY_R=3 PY_N=200 PY_S=1		# python: rounds, thousands, bpf_stats rounds
 else
-	SYS_R=9 SYS_N=3000
+	SYS_R=31 SYS_N=300
 	SMP_R=7 SMP_N=1000 SMP_F="99 999"
 	NGX_R=7 NGX_D=5
 	SYM_R=3
@@ -165,10 +165,11 @@ syscall_rows()
 	fl=$(awk -F'\t' '$1 == "floor" { print $2 }' "$TMP/sys.add" | median)
 	raw "$f" | awk -F'\t' '$1 == "base" { print ($4 + $5) / 2 }' | stats |
 		row syscall "no tool (base)" "ns/syscall" "%.1f" "-"
-	for v in floor lp lp_other syscount bpftrace perf_trace strace; do
+	for v in floor floor_clock lp lp_other syscount bpftrace perf_trace strace; do
 		grep -q "^$v	" "$TMP/sys.add" || continue
 		case $v in
 		floor) label="floor (empty BPF progs)" ;;
+		floor_clock) label="floor + a clock read each" ;;
 		lp) label="latprof --mode syscall" ;;
 		lp_other) label="latprof, untraced pid" ;;
 		syscount) label="syscount -L" ;;
@@ -258,10 +259,11 @@ nginx_rows()
 	fl=$(awk -F'\t' '$1 == "floor" { print $3 }' "$TMP/ngx.loss" | median)
 	raw "$f" | awk -F'\t' '$1 == "base" { print $3 }' | stats |
 		row nginx "no tool (base)" "requests/s" "%.0f" "-"
-	for v in floor lp serve syscount bpftrace perf_trace; do
+	for v in floor floor_clock lp serve syscount bpftrace perf_trace; do
 		grep -q "^$v	" "$TMP/ngx.loss" || continue
 		case $v in
 		floor) label="floor (empty BPF progs)" ;;
+		floor_clock) label="floor + a clock read each" ;;
 		lp) label="latprof --mode cpu,syscall" ;;
 		serve) label="latprof serve (defaults)" ;;
 		syscount) label="syscount -L" ;;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # What tracing one nginx worker costs in requests per second: latprof record
-# --mode cpu,syscall and latprof serve (its default collectors) against the floor (empty BPF programs on the syscall
-# hooks, build/bench/floor), syscount -L, a bpftrace latency histogram and
+# --mode cpu,syscall and latprof serve (its default collectors) against the
+# floor (empty BPF programs on the syscall hooks, build/bench/floor), the
+# clock floor (the same reading the clock once each, floor --clock), syscount -L, a bpftrace latency histogram and
 # perf trace -s, with wrk as the load. See bench/README.md.
 #
 # nginx (one worker, a small static file, config in a temporary directory)
@@ -108,7 +109,7 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 
-VARIANTS="base floor"
+VARIANTS="base floor floor_clock"
 has_latprof_syscall cpu,syscall "$WORKER" && VARIANTS="$VARIANTS lp serve"
 has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
@@ -124,6 +125,7 @@ run()
 	local -a cmd=()
 	case $v in
 	floor) cmd=("$FLOOR") ;;
+	floor_clock) cmd=("$FLOOR" --clock) ;;
 	lp) cmd=("$LATPROF" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz" -p "$WORKER") ;;
 	lp_b) cmd=("$LATPROF_B" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz" -p "$WORKER") ;;
 	# the agent with its default collectors, on the worker; nothing scrapes it
@@ -145,7 +147,7 @@ run()
 		taskset -c "$SERVER_CPU" "${cmd[@]}" >>"$TMP/tool.out" 2>>"$TMP/tool.err" &
 		TPID=$!
 		case $v in
-		floor | bpftrace) wait_attached "$v" "$TPID" "$TMP/tool.out" '^attached' ;;
+		floor | floor_clock | bpftrace) wait_attached "$v" "$TPID" "$TMP/tool.out" '^attached' ;;
 		*) wait_attached "$v" "$TPID" ;;
 		esac
 		c0=$(cpu_s "$TPID")
@@ -250,6 +252,7 @@ summary()
 	echo "and spread over the request's syscalls:"
 	awk -F'\t' -v per="$SYSC_PER_REQ" '
 		BEGIN {
+			label["floor_clock"] = "floor + clock reads"
 			label["lp"] = "latprof"
 			label["lp_b"] = "latprof B"
 			label["serve"] = "latprof serve"

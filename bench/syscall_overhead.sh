@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # What syscall tracing adds to each syscall of the traced process: latprof
 # record --mode syscall against the floor (empty BPF programs on the same
-# hooks, build/bench/floor), syscount -L, a bpftrace latency histogram,
+# hooks, build/bench/floor), the clock floor (the same programs reading the
+# clock once each, floor --clock: what any tool that times every call adds
+# at least), syscount -L, a bpftrace latency histogram,
 # perf trace -s and strace -c, on cheap syscalls (build/fixtures/bench_sys:
 # getppid() and 1-byte read()s of /dev/zero). See bench/README.md.
 #
@@ -18,8 +20,13 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ROUNDS=9
-ITERS=3000
+# Many short rounds, not a few long ones: this host's noise moves whole runs
+# (+-30 ns per call from run to run), so the median of the per-round
+# differences settles with the number of rounds, not the length of a run:
+# 40 rounds of 300 k calls resolved the untraced pid to within a few ns of
+# the floor, which 9 rounds of 3000 k could not (docs/performance.md).
+ROUNDS=31
+ITERS=300
 ITERS_UNIT=THOUSAND_CALLS
 rounds_args "$@"
 
@@ -52,7 +59,7 @@ mkfifo "$TMP/go" || die "cannot create a fifo in $TMP"
 sleep 1000000 &
 SLEEPER=$!
 
-VARIANTS="base floor"
+VARIANTS="base floor floor_clock"
 has_latprof_syscall syscall "$SLEEPER" && VARIANTS="$VARIANTS lp lp_other"
 has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
@@ -81,6 +88,7 @@ run()
 	grep -q ready "$TMP/work.out" || die "$WORK did not start: $(cat "$TMP/work.err")"
 	case $v in
 	floor) cmd=("$FLOOR") ;;
+	floor_clock) cmd=("$FLOOR" --clock) ;;
 	lp) cmd=("$LATPROF" record --mode syscall -q -o "$TMP/lp.pb.gz" -p "$WPID") ;;
 	lp_other) cmd=("$LATPROF" record --mode syscall -q -o "$TMP/lp.pb.gz" -p "$SLEEPER") ;;
 	lp_b) cmd=("$LATPROF_B" record --mode syscall -q -o "$TMP/lp.pb.gz" -p "$WPID") ;;
@@ -103,7 +111,7 @@ run()
 		taskset -c "$CPU" "${cmd[@]}" >>"$TMP/tool.out" 2>>"$TMP/tool.err" &
 		TPID=$!
 		case $v in
-		floor) wait_attached "$v" "$TPID" "$TMP/tool.out" '^attached' ;;
+		floor | floor_clock) wait_attached "$v" "$TPID" "$TMP/tool.out" '^attached' ;;
 		bpftrace) wait_attached "$v" "$TPID" "$TMP/tool.out" '^attached' ;;
 		strace) wait_attached "$v" "$TPID" "$TMP/tool.err" 'attached' ;;
 		*) wait_attached "$v" "$TPID" ;;
@@ -158,7 +166,7 @@ if bpf_stats_on; then
 	for ((r = 0; r < ${PROG_ROUNDS:-3}; r++)); do
 		for v in $VARIANTS; do
 			case $v in
-			floor | lp | lp_other | lp_b | lp_b_other | syscount | bpftrace)
+			floor | floor_clock | lp | lp_other | lp_b | lp_b_other | syscount | bpftrace)
 				RUNS=$TMP/progs_runs.tsv PROGS=$PROGS_FILE run "$v" "$r" ;;
 			esac
 		done
@@ -229,6 +237,7 @@ summary()
 	echo "difference to the round's base run (and, for reference, best run - best base run):"
 	awk -F'\t' '
 		BEGIN {
+			label["floor_clock"] = "floor + clock reads"
 			label["lp"] = "latprof"
 			label["lp_other"] = "latprof, other pid"
 			label["lp_b"] = "latprof B (LATPROF_B)"

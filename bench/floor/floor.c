@@ -4,11 +4,14 @@
  * tp_btf/sys_enter and tp_btf/sys_exit), prints "attached" on stdout once
  * both are attached, and holds them until SIGINT or SIGTERM. Exits 0 then,
  * 1 if loading or attaching fails. Needs root (CAP_BPF + CAP_PERFMON).
+ * With --clock each program also reads the clock (bpf_ktime_get_ns) once:
+ * the floor of a tool that times every syscall.
  *
- * Usage: floor
+ * Usage: floor [--clock]
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,13 +37,13 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	bool clock = argc == 2 && strcmp(argv[1], "--clock") == 0;
 	struct floor_bpf *skel;
 	sigset_t mask, old;
 	int err;
 
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "usage: floor\n");
+	if (argc > 2 || (argc == 2 && !clock)) {
+		fprintf(stderr, "usage: floor [--clock]\n");
 		return 2;
 	}
 	/* Block the signals until the wait, so one sent right after
@@ -53,9 +56,16 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	libbpf_set_print(libbpf_print);
-	skel = floor_bpf__open_and_load();
+	skel = floor_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "floor: load: %s\n", strerror(errno));
+		fprintf(stderr, "floor: open: %s\n", strerror(errno));
+		return 1;
+	}
+	skel->rodata->cfg_clock = clock;
+	err = floor_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "floor: load: %s\n", strerror(-err));
+		floor_bpf__destroy(skel);
 		return 1;
 	}
 	err = floor_bpf__attach(skel);
