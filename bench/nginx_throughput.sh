@@ -268,7 +268,7 @@ summary()
 				v = order[i]
 				if (v == "base")
 					continue
-				printf "  %-15s %6.1f%% fewer requests/s  %+7.2f us/request", \
+				printf "  %-20s %6.1f%% fewer requests/s  %+7.2f us/request", \
 					(v in label) ? label[v] : v, loss[v], add[v]
 				if (add["floor"] > 0)
 					printf " %7.1fx the floor", add[v] / add["floor"]

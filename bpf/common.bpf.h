@@ -376,6 +376,56 @@ static __always_inline void task_slot_release(struct task_struct *task)
 	}
 }
 
+/*
+ * Thread @task of @tgid, once @old_tid, has just exec'd from a thread that
+ * was not the leader: de_thread gave it the leader's pid and start time, so
+ * its state can no longer be found under its old identity, and the old
+ * slot would never be freed (its exit looks for the new one). Move the state
+ * to a slot of the new identity and point the regs cache there; the
+ * execve in flight is then timed at its sys_exit as before. Only @task runs
+ * its programs now (de_thread has ended the other threads).
+ */
+static __always_inline void task_slot_rekey(struct task_struct *task, __u32 old_tid, __u32 tgid)
+{
+	__u32 tid = BPF_CORE_READ(task, pid), key, i, to = 0;
+	struct lp_task_slot *o = NULL, *n = NULL, *s;
+	__u64 off = lp_regs_offset, rk;
+
+	for (i = 0; i < LP_TASK_PROBES; i++) {
+		key = (old_tid + i) & (LP_TASK_SLOTS - 1);
+		s = bpf_map_lookup_elem(&task_slots, &key);
+		if (s && s->tid == old_tid && s->t.tgid == tgid) {
+			o = s;
+			break;
+		}
+	}
+	if (!o)
+		return;
+	for (i = 0; i < LP_TASK_PROBES; i++) {
+		key = (tid + i) & (LP_TASK_SLOTS - 1);
+		s = bpf_map_lookup_elem(&task_slots, &key);
+		if (s && !s->tid && __sync_val_compare_and_swap(&s->tid, 0, tid) == 0) {
+			n = s;
+			to = key;
+			break;
+		}
+	}
+	if (n) {
+		n->start_time = BPF_CORE_READ(task, start_time);
+		n->regs_owner = 0;
+		__builtin_memcpy(&n->t, &o->t, sizeof(n->t));
+		/* the thread is current: its registers are where it cached them */
+		if (off > 1) {
+			rk = regs_key((__u64)BPF_CORE_READ(task, stack) + off);
+			n->regs_owner = rk;
+			*regs_cache_entry(rk) = rk << LP_REGS_VAL_BITS | (to + 1);
+		}
+	} else {
+		stat_inc(LP_STAT_TASK_STATE_FAILED);
+	}
+	__sync_val_compare_and_swap(&o->tid, old_tid, 0);
+}
+
 /* Start tracing @tgid. Returns its state, or NULL when the map is full. */
 static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
 {

@@ -75,6 +75,8 @@ int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!proc)
 		return 0;
+	if (old_pid != BPF_CORE_READ(p, pid))
+		task_slot_rekey(p, old_pid, tgid);
 	proc->gen++;
 	e = proc_event_reserve(LP_EVENT_EXEC, tgid, proc->gen);
 	if (!e)
