@@ -72,7 +72,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	SYS_R=31 SYS_N=300
 	SMP_R=7 SMP_N=1000 SMP_F="99 999"
-	NGX_R=7 NGX_D=5
+	NGX_R=11 NGX_D=5
 	SYM_R=3
 	FLG_R=5
 	PY_R=7 PY_N=400 PY_S=3
