@@ -377,6 +377,29 @@ static __always_inline void task_slot_release(struct task_struct *task)
 }
 
 /*
+ * Take a free slot among the LP_TASK_PROBES of thread @tid (its index in
+ * *@slot), or NULL when all are taken. The caller owns it and fills it in:
+ * only the owner's programs write a slot.
+ */
+static __always_inline struct lp_task_slot *task_slot_claim(__u32 tid, __u32 *slot)
+{
+	struct lp_task_slot *s;
+	__u32 key, i;
+
+	for (i = 0; i < LP_TASK_PROBES; i++) {
+		key = (tid + i) & (LP_TASK_SLOTS - 1);
+		s = bpf_map_lookup_elem(&task_slots, &key);
+		if (!s)
+			break;
+		if (s->tid || __sync_val_compare_and_swap(&s->tid, 0, tid) != 0)
+			continue;
+		*slot = key;
+		return s;
+	}
+	return NULL;
+}
+
+/*
  * Thread @task of @tgid, once @old_tid, has just exec'd from a thread that
  * was not the leader: de_thread gave it the leader's pid and start time, so
  * its state can no longer be found under its old identity, and the old
@@ -388,7 +411,7 @@ static __always_inline void task_slot_release(struct task_struct *task)
 static __always_inline void task_slot_rekey(struct task_struct *task, __u32 old_tid, __u32 tgid)
 {
 	__u32 tid = BPF_CORE_READ(task, pid), key, i, to = 0;
-	struct lp_task_slot *o = NULL, *n = NULL, *s;
+	struct lp_task_slot *o = NULL, *n, *s;
 	__u64 off = lp_regs_offset, rk;
 
 	for (i = 0; i < LP_TASK_PROBES; i++) {
@@ -401,15 +424,7 @@ static __always_inline void task_slot_rekey(struct task_struct *task, __u32 old_
 	}
 	if (!o)
 		return;
-	for (i = 0; i < LP_TASK_PROBES; i++) {
-		key = (tid + i) & (LP_TASK_SLOTS - 1);
-		s = bpf_map_lookup_elem(&task_slots, &key);
-		if (s && !s->tid && __sync_val_compare_and_swap(&s->tid, 0, tid) == 0) {
-			n = s;
-			to = key;
-			break;
-		}
-	}
+	n = task_slot_claim(tid, &to);
 	if (n) {
 		n->start_time = BPF_CORE_READ(task, start_time);
 		n->regs_owner = 0;

@@ -200,33 +200,25 @@ static __always_inline struct lp_task *task_state_at(__u32 slot, __u64 key)
 static __always_inline struct lp_task *task_state_get(struct task_struct *task,
 						      struct lp_proc *proc, __u32 tgid, __u32 *slot)
 {
-	__u32 tid = task->pid, key, i;
 	struct lp_task_slot *s;
 	struct lp_task *t;
 
-	t = task_state_of(tid, task->start_time, slot);
+	t = task_state_of(task->pid, task->start_time, slot);
 	if (t)
 		return t;
-	for (i = 0; i < LP_TASK_PROBES; i++) {
-		key = (tid + i) & (LP_TASK_SLOTS - 1);
-		s = bpf_map_lookup_elem(&task_slots, &key);
-		if (!s)
-			break;
-		if (s->tid || __sync_val_compare_and_swap(&s->tid, 0, tid) != 0)
-			continue;
-		/* ours now: only this thread's programs write it */
-		s->regs_owner = 0;
-		__builtin_memset(&s->t, 0, sizeof(s->t));
-		s->start_time = task->start_time;
-		t = &s->t;
-		t->tgid = tgid;
-		t->fast_base = proc->fast_slot ? (proc->fast_slot - 1) * LP_MAX_SYSCALL_NR : -1;
-		t->pend_kstack = -ENOENT;
-		*slot = key;
-		return t;
+	s = task_slot_claim(task->pid, slot);
+	if (!s) {
+		stat_inc(LP_STAT_TASK_STATE_FAILED);
+		return NULL;
 	}
-	stat_inc(LP_STAT_TASK_STATE_FAILED);
-	return NULL;
+	s->regs_owner = 0;
+	__builtin_memset(&s->t, 0, sizeof(s->t));
+	s->start_time = task->start_time;
+	t = &s->t;
+	t->tgid = tgid;
+	t->fast_base = proc->fast_slot ? (proc->fast_slot - 1) * LP_MAX_SYSCALL_NR : -1;
+	t->pend_kstack = -ENOENT;
+	return t;
 }
 
 /*
