@@ -143,29 +143,12 @@ static __always_inline bool sys_traced(long nr)
 	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[sys_index(nr)];
 }
 
-/*
- * The state of the target thread @tid that started at @start (task_struct's
- * pid and start_time), or NULL: the task_slots slot it owns, at its tid
- * modulo LP_TASK_SLOTS or one of the LP_TASK_PROBES after it. Inlined array
- * lookups: the task-storage helper this replaces cost 20-30 ns per call
- * (docs/performance.md).
- */
+/* The state of target thread @tid that started at @start, or NULL (task_slot_find). */
 static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start, __u32 *slot)
 {
-	struct lp_task_slot *s;
-	__u32 key, i;
+	struct lp_task_slot *s = task_slot_find(tid, start, slot);
 
-	for (i = 0; i < LP_TASK_PROBES; i++) {
-		key = (tid + i) & (LP_TASK_SLOTS - 1);
-		s = bpf_map_lookup_elem(&task_slots, &key);
-		if (!s)
-			return NULL;
-		if (s->tid == tid && s->start_time == start) {
-			*slot = key;
-			return &s->t;
-		}
-	}
-	return NULL;
+	return s ? &s->t : NULL;
 }
 
 /* The state of target thread @task, a trusted pointer (read directly). */
