@@ -149,9 +149,11 @@ endif
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 	@mkdir -p $(@D) $(BUILD)/vmlinux
-	@cp -f $(VMLINUX_H) $(BUILD)/vmlinux/vmlinux.h.new
-	@cmp -s $(BUILD)/vmlinux/vmlinux.h.new $(BUILD)/vmlinux/vmlinux.h || \
-		mv $(BUILD)/vmlinux/vmlinux.h.new $(BUILD)/vmlinux/vmlinux.h
+	@# a temporary name per object: two built at once must not share one
+	@cp -f $(VMLINUX_H) $(BUILD)/vmlinux/vmlinux.h.$(@F).new
+	@cmp -s $(BUILD)/vmlinux/vmlinux.h.$(@F).new $(BUILD)/vmlinux/vmlinux.h && \
+		rm -f $(BUILD)/vmlinux/vmlinux.h.$(@F).new || \
+		mv $(BUILD)/vmlinux/vmlinux.h.$(@F).new $(BUILD)/vmlinux/vmlinux.h
 	$(call msg,BPF,$<)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(if $(filter 1,$(WERROR)),-Werror) \
 		-Wall -I$(BUILD)/vmlinux -Ibpf -MMD -MP -c $< -o $@

@@ -209,7 +209,15 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	if (len > LP_MAX_STACK_COPY)
 		return -1;
 	s->stack_len = len;
-	if (bpf_ringbuf_output(&ustacks, s, LP_USTACK_HDR_SIZE + len, ustack_wakeup_flag())) {
+	/*
+	 * A slow syscall's stack (a value: its latency; off-CPU time alone
+	 * waits like a sample) wakes an idle reader at once (0: the ring's
+	 * own rule, a wakeup only when the reader has caught up): they are
+	 * few, and the reader names Python frames from the live process, so
+	 * it must not wait for a program that only waits to exit.
+	 */
+	if (bpf_ringbuf_output(&ustacks, s, LP_USTACK_HDR_SIZE + len,
+			       ctx == USTACK_CTX_TRACE && info->value ? 0 : ustack_wakeup_flag())) {
 		stat_inc(LP_STAT_USTACKS_LOST);
 		return -1;
 	}

@@ -992,6 +992,15 @@ int collect_poll(struct collect *c, int timeout_ms)
 {
 	int n = ring_buffer__poll(c->rb, proc_images_refresh(&c->images, timeout_ms));
 
+	/*
+	 * The user stacks wake the reader only when a quarter of their ring is
+	 * full (ustack_wakeup_flag), and a poll that times out consumes
+	 * nothing: without this a program that mostly waits would have its
+	 * few stacks read at stop, after it exited, when its Python code
+	 * objects can no longer be named.
+	 */
+	if (n == 0)
+		n = ring_buffer__consume(c->rb);
 	return n < 0 && n != -EINTR ? n : 0;
 }
 
