@@ -141,12 +141,51 @@ struct lp_py_proc {
 	__u32 frame_code;
 	__u32 frame_instr;
 	__u32 frame_flag;		/* is_entry (ENTRY_FLAG) or owner (ENTRY_SHIM) */
+	/*
+	 * The code object's members copied with each frame (struct
+	 * lp_py_code_ref): code_read bytes from code_first, members at
+	 * offsets from there; code_read 0: none copied.
+	 */
+	__u32 code_first;
+	__u32 code_read;		/* <= LP_PY_FRAME_READ */
+	__u32 code_type;		/* ob_type */
+	__u32 code_name;		/* co_qualname (3.11+) or co_name */
+	__u32 code_file;		/* co_filename */
+	__u32 code_table;		/* co_linetable or co_lnotab */
+	__u32 code_firstlineno;
+	__u32 name_raw;			/* PyASCIIObject.length: where name_raw starts */
+};
+
+/*
+ * What names a code object, copied at the sample: user space reads names
+ * later, when a code object that ran only then (a module body being
+ * imported, a function of an exec'ed string) may be freed, but its name
+ * and file strings usually live on (interned, shared with the module's other
+ * code). All 0 when not copied.
+ */
+#define LP_PY_NAME_RAW 64	/* bytes of the name string copied with a frame */
+
+struct lp_py_code_ref {
+	__u64 type;			/* the code object's ob_type */
+	__u64 name;			/* PyUnicodeObject * */
+	__u64 file;			/* PyUnicodeObject * */
+	__u64 table;			/* PyBytesObject *: the line table */
+	__u32 firstlineno;
+	__u32 pad;
+	/*
+	 * The name string itself from its length member on (length, hash,
+	 * state, then a compact ASCII string's characters): the name of a code
+	 * object that is freed soon after, such as a module body's "<module>"
+	 * or a comprehension's, is freed with it.
+	 */
+	__u8 name_raw[LP_PY_NAME_RAW];
 };
 
 /* One Python frame: its code object and where in it (see symbolize/pycode.h). */
 struct lp_py_frame {
 	__u64 code;
 	__u64 instr;			/* f_lasti, or the instruction pointer (3.11+) */
+	struct lp_py_code_ref ref;
 };
 
 enum lp_py_walk {
@@ -186,7 +225,7 @@ struct lp_ustack_sample {
 	__u8 stack[LP_MAX_STACK_COPY];
 };
 
-#define LP_USTACK_HDR_SIZE 1248	/* offsetof(struct lp_ustack_sample, stack) */
+#define LP_USTACK_HDR_SIZE 7904	/* offsetof(struct lp_ustack_sample, stack) */
 
 /*
  * Key of the in-kernel aggregation of timed events with frame-pointer user

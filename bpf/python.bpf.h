@@ -168,9 +168,40 @@ static __always_inline void py_record(struct lp_ustack_sample *s, __u64 code, __
 		return;
 	s->py[n & (LP_PY_MAX_FRAMES - 1)].code = code;
 	s->py[n & (LP_PY_MAX_FRAMES - 1)].instr = instr;
+	__builtin_memset(&s->py[n & (LP_PY_MAX_FRAMES - 1)].ref, 0,
+			 offsetof(struct lp_py_code_ref, name_raw) + 8);
 	if (entry)
 		*(volatile __u64 *)&s->py_entry |= 1ULL << (n & 63);
 	*(volatile __u32 *)&s->py_nr = n + 1;
+}
+
+/*
+ * Copy the members of code object @code that name it into the frame recorded
+ * last (@buf is free again: the frame's members were taken out of it). A
+ * failed read leaves them 0: user space then reads the code object itself.
+ */
+static __always_inline void py_record_code(struct lp_ustack_sample *s,
+					   const struct lp_py_proc *pp, __u8 *buf, __u64 code,
+					   struct task_struct *task, const bool remote)
+{
+	__u32 n = *(volatile __u32 *)&s->py_nr, len = pp->code_read;
+	struct lp_py_code_ref *ref;
+
+	barrier_var(len);
+	len &= 2 * LP_PY_FRAME_READ - 1;
+	if (n == 0 || n > LP_PY_MAX_FRAMES || len == 0 || len > LP_PY_FRAME_READ || !code)
+		return;
+	if (py_read(buf, len, code + pp->code_first, task, remote))
+		return;
+	ref = &s->py[(n - 1) & (LP_PY_MAX_FRAMES - 1)].ref;
+	ref->type = py_field(buf, pp->code_type);
+	ref->name = py_field(buf, pp->code_name);
+	ref->file = py_field(buf, pp->code_file);
+	ref->table = py_field(buf, pp->code_table);
+	ref->firstlineno = (__u32)py_field(buf, pp->code_firstlineno);
+	if (ref->name && py_read(ref->name_raw, sizeof(ref->name_raw), ref->name + pp->name_raw,
+				 task, remote))
+		ref->name_raw[0] = ref->name_raw[1] = 0;
 }
 
 /* 3.12+ shim frame: the frame recorded last was its eval loop call's first. */
@@ -214,11 +245,15 @@ static __always_inline long py_walk_step(struct py_walk_state *w, const bool rem
 	}
 	flag = (__u8)py_field(w->buf, pp->frame_flag);
 	back = py_field(w->buf, pp->frame_back);
-	if (pp->entry == LP_PY_ENTRY_SHIM && flag == PY_FRAME_OWNED_BY_CSTACK)
+	if (pp->entry == LP_PY_ENTRY_SHIM && flag == PY_FRAME_OWNED_BY_CSTACK) {
 		py_mark_entry(s);
-	else
-		py_record(s, py_field(w->buf, pp->frame_code), py_field(w->buf, pp->frame_instr),
+	} else {
+		__u64 code = py_field(w->buf, pp->frame_code);
+
+		py_record(s, code, py_field(w->buf, pp->frame_instr),
 			  pp->entry == LP_PY_ENTRY_ALL || (pp->entry == LP_PY_ENTRY_FLAG && flag));
+		py_record_code(s, pp, w->buf, code, w->task, remote);
+	}
 	w->frame = back;
 	return 0;
 }

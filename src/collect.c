@@ -15,6 +15,9 @@
 #include "src/btfcache.h"
 #include "src/target.h"
 
+/* the longest wait between two reads of the stacks of a Python process */
+#define PYTHON_POLL_MS 10
+
 _Static_assert(sizeof(struct lp_sample_key) == 32, "lp_sample_key layout");
 _Static_assert(sizeof(struct lp_timed_key) == 40, "lp_timed_key layout");
 _Static_assert(sizeof(struct lp_timed_value) == 40, "lp_timed_value layout");
@@ -275,6 +278,11 @@ static int on_ustack(void *ctx, void *data, size_t size)
 		return 0;
 	in.stack_len = e->stack_len;
 	memcpy(in.regs, e->regs, sizeof(in.regs));
+	/* names first: unwinding a new process's first stacks can take long */
+	if (c->py) {
+		python_probe(c, e->tgid, e->gen, false);
+		pystacks_name(c->py, e->tgid, e->gen, e);
+	}
 	img = proc_images_find(&c->images, e->tgid, e->gen);
 	if (!img || !img->sym) {
 		proc_images_snapshot(&c->images, e->tgid, e->gen);
@@ -296,7 +304,6 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	if (e->flags & LP_USTACK_IN_FLIGHT)
 		c->in_flight_reported++;
 	if (c->py) {
-		python_probe(c, e->tgid, e->gen, false);
 		nr = pystacks_merge(c->py, e->tgid, e->gen, e, pcs, nr, merged,
 				    ARRAY_SIZE(merged));
 		return stackagg_add(c->ustacks, &key, merged, nr, &v) ? -ENOMEM : 0;
@@ -990,7 +997,16 @@ int collect_attach(struct collect *c)
 
 int collect_poll(struct collect *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->rb, proc_images_refresh(&c->images, timeout_ms));
+	int n;
+
+	/*
+	 * A Python process's code objects are named from its memory when its
+	 * stacks are read: a module body runs for milliseconds and is freed
+	 * after its import, so its stacks are read at least every 10 ms.
+	 */
+	if (c->py && pystacks_active(c->py) && timeout_ms > PYTHON_POLL_MS)
+		timeout_ms = PYTHON_POLL_MS;
+	n = ring_buffer__poll(c->rb, proc_images_refresh(&c->images, timeout_ms));
 
 	/*
 	 * The user stacks wake the reader only when a quarter of their ring is

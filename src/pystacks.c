@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Python frames of a recording (pystacks.h). Code objects are read from the
- * process when a sample first names them, so a process that exits later still
- * has its names; a (code object, instruction) pair is turned into a frame once.
- * An address reused by a new code object keeps the first one's name: code
- * objects of functions live as long as their module, so servers rarely see it.
+ * Python frames of a recording (pystacks.h). Code objects are named when a
+ * sample first shows them, from what the BPF walk copied with the frame (the
+ * code object's members and its name string's first bytes, as they were at
+ * the sample) and the process's memory (the file name, the line table), so a
+ * process that exits later still has its names and a code object freed
+ * since the sample (a module body after its import) is still named. A
+ * (code object, name, instruction) triple is turned into a frame once: an
+ * address reused by a code object with another name is a new code object.
  */
 #include "src/pystacks.h"
 
@@ -35,10 +38,25 @@ static const char *const walk_names[LP_PY_WALK_NR] = {
 	[LP_PY_WALK_READ_FAILED] = "read_failed",
 };
 
+/* Why a frame was not named: the read's error. */
+enum py_unnamed {
+	PY_UNNAMED_EXITED,	/* the process was gone when its names were read */
+	PY_UNNAMED_CHANGED,	/* the memory no longer held that code object */
+	PY_UNNAMED_UNREADABLE,	/* any other failed read */
+	PY_UNNAMED_NR,
+};
+
+static const char *const unnamed_names[PY_UNNAMED_NR] = {
+	[PY_UNNAMED_EXITED] = "exited",
+	[PY_UNNAMED_CHANGED] = "changed",
+	[PY_UNNAMED_UNREADABLE] = "unreadable",
+};
+
 struct pycode_entry {
 	bool ok;
 	const char *name, *file;	/* interned */
 	uint32_t first_line;
+	int err;			/* why not ok */
 	struct py_code code;
 };
 
@@ -48,10 +66,11 @@ struct pyproc {
 	struct py_interp interp;	/* status NONE until found */
 	uint64_t next_probe_ns, probe_delay_ns;
 	uint64_t first_probe_ns;
-	struct hashmap codes;		/* (NULL, code address, 0) -> struct pycode_entry */
+	struct hashmap codes;		/* (NULL, code address, name address) -> pycode_entry */
+	struct hashmap files;		/* (NULL, co_filename address, 0) -> interned name */
 	struct { struct pycode_entry **items; size_t nr, alloc; } entries;
 	uint64_t walks[LP_PY_WALK_NR];	/* samples of this process by how the walk ended */
-	uint64_t unnamed;		/* frames whose code object could not be read */
+	uint64_t unnamed[PY_UNNAMED_NR];	/* frames not named, by why */
 };
 
 struct pystacks {
@@ -62,6 +81,7 @@ struct pystacks {
 	struct hashmap frame_ids;	/* (name, file, line << 32 | first) -> id + 1 */
 	struct hashmap pc_ids;		/* (proc, code, instr) -> id + 1 */
 	struct { struct pyframe *items; size_t nr, alloc; } frames;
+	size_t active;			/* processes found walkable */
 };
 
 struct pystacks *pystacks_new(const char *const *debug_dirs, size_t nr)
@@ -90,6 +110,7 @@ static void pyproc_free(struct pyproc *pp)
 	}
 	free(pp->entries.items);
 	hashmap_release(&pp->codes);
+	hashmap_release(&pp->files);
 	free(pp);
 }
 
@@ -138,6 +159,36 @@ static int32_t max4(int32_t a, int32_t b, int32_t c, int32_t d)
 	return m > d ? m : d;
 }
 
+/*
+ * The code object members the walk copies with each frame (struct
+ * lp_py_code_ref), in one read from the first to the last; none when they
+ * lie too far apart.
+ */
+static void code_view(const struct py_offsets *o, struct lp_py_proc *out)
+{
+	int32_t offs[] = {
+		o->object_type, o->code_qualname >= 0 ? o->code_qualname : o->code_name,
+		o->code_filename, o->code_linetable, o->code_firstlineno,
+	};
+	int32_t lo = offs[0], hi = offs[0];
+	size_t i;
+
+	for (i = 1; i < ARRAY_SIZE(offs); i++) {
+		lo = offs[i] < lo ? offs[i] : lo;
+		hi = offs[i] > hi ? offs[i] : hi;
+	}
+	if (lo < 0 || hi + 8 - lo > LP_PY_FRAME_READ)
+		return;
+	out->code_first = lo;
+	out->code_read = hi + 8 - lo;
+	out->code_type = offs[0] - lo;
+	out->code_name = offs[1] - lo;
+	out->code_file = offs[2] - lo;
+	out->code_table = offs[3] - lo;
+	out->code_firstlineno = offs[4] - lo;
+	out->name_raw = o->unicode_length;
+}
+
 /* The BPF view of @in; false when its frame members lie too far apart to read at once. */
 static bool bpf_view(const struct py_interp *in, struct lp_py_proc *out)
 {
@@ -178,6 +229,7 @@ static bool bpf_view(const struct py_interp *in, struct lp_py_proc *out)
 	if (last < 0 || last + 8 > LP_PY_FRAME_READ)
 		return false;
 	out->frame_read = last + 8;
+	code_view(o, out);
 	return true;
 }
 
@@ -218,6 +270,7 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 			 "frame members beyond %d bytes", LP_PY_FRAME_READ);
 		return 0;
 	}
+	ps->active++;
 	pr_debug("pid %d: Python %u.%u.%u in %s, offsets from %s", pid,
 		 PY_MAJOR(pp->interp.version), PY_MINOR(pp->interp.version),
 		 PY_MICRO(pp->interp.version), pp->interp.path,
@@ -233,28 +286,107 @@ void pystacks_prepare(struct pystacks *ps, const char *path)
 		pr_debug("%s: %s", path, strerror(-err));
 }
 
-/* The code object at @addr of @pp, read on first use; NULL on ENOMEM. */
-static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp, uint64_t addr)
+/*
+ * A code object is known by its address and, when the walk copied it, its
+ * name string's address: a code object freed and another made at the same
+ * address (exec'ed code, a module body) is a new one when its name is.
+ */
+static uint64_t pc_key(const struct lp_py_frame *f)
 {
-	struct pycode_entry *ce = hashmap_get(&pp->codes, NULL, addr, 0);
+	return f->instr ^ f->ref.name * 0x9e3779b97f4a7c15ULL;
+}
 
-	if (ce)
+/*
+ * A frame whose code object and strings could not be read (the process
+ * exited before its stack was read): its name from the copy taken at the
+ * sample, its file from another code object of the same file read earlier,
+ * else "?"; no line.
+ */
+static void code_name_only(struct pystacks *ps, struct pyproc *pp, struct pycode_entry *ce,
+			   const struct py_code_ref *r)
+{
+	const char *file = r->file ? hashmap_get(&pp->files, NULL, r->file, 0) : NULL;
+	char *name;
+
+	if (py_code_name_from_ref(&pp->interp.off, r, &name))
+		return;
+	ce->name = strtab_intern(ps->strs, name);
+	ce->file = file ? file : strtab_intern(ps->strs, "?");
+	ce->first_line = r->firstlineno;
+	ce->ok = ce->name && ce->file;
+	if (ce->ok)
+		ce->err = 0;
+	free(name);
+}
+
+/*
+ * Name @ce from the members the walk copied (@ref), else from the code
+ * object's memory now: the copy is of the moment of the sample, when a code
+ * object that is freed soon after (a module body) was still alive.
+ */
+static void code_read(struct pystacks *ps, struct pyproc *pp, struct pycode_entry *ce,
+		      uint64_t addr, const struct lp_py_code_ref *ref)
+{
+	struct py_code_ref r = {
+		.type = ref->type, .name = ref->name, .file = ref->file, .table = ref->table,
+		.firstlineno = ref->firstlineno, .name_raw = ref->name_raw,
+		.name_raw_len = sizeof(ref->name_raw),
+	};
+	void *arg = (void *)(intptr_t)pp->pid;
+
+	ce->err = -EINVAL;
+	if (r.name)
+		ce->err = py_code_read_ref(&pp->interp.off, &pp->interp.types, py_read_process,
+					   arg, &r, &ce->code);
+	if (ce->err && ce->err != -ESRCH)
+		ce->err = py_code_read_typed(&pp->interp.off, &pp->interp.types, py_read_process,
+					     arg, addr, &ce->code);
+	if (ce->err) {
+		code_name_only(ps, pp, ce, &r);
+		return;
+	}
+	ce->name = strtab_intern(ps->strs, ce->code.qualname);
+	ce->file = strtab_intern(ps->strs, ce->code.filename);
+	ce->first_line = ce->code.firstlineno;
+	ce->ok = ce->name && ce->file;
+	if (!ce->ok)
+		ce->err = -ENOMEM;
+	/* best effort: a file name known for the frames read after the process is gone */
+	else if (r.file && !hashmap_get(&pp->files, NULL, r.file, 0))
+		hashmap_put(&pp->files, NULL, r.file, 0, (void *)ce->file);
+}
+
+/*
+ * The code object of frame @f of @pp, read on first use; one that could not
+ * be named is tried again with each new sample (its copy may be readable).
+ * NULL on ENOMEM.
+ */
+static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp,
+				       const struct lp_py_frame *f)
+{
+	struct pycode_entry *ce = hashmap_get(&pp->codes, NULL, f->code, f->ref.name);
+
+	if (ce) {
+		if (!ce->ok && f->ref.name)
+			code_read(ps, pp, ce, f->code, &f->ref);
 		return ce;
+	}
 	ce = calloc(1, sizeof(*ce));
 	if (!ce || array_grow(&pp->entries, pp->entries.nr + 1) ||
-	    hashmap_put(&pp->codes, NULL, addr, 0, ce)) {
+	    hashmap_put(&pp->codes, NULL, f->code, f->ref.name, ce)) {
 		free(ce);
 		return NULL;
 	}
 	pp->entries.items[pp->entries.nr++] = ce;
-	if (!py_code_read_typed(&pp->interp.off, &pp->interp.types, py_read_process,
-				(void *)(intptr_t)pp->pid, addr, &ce->code)) {
-		ce->name = strtab_intern(ps->strs, ce->code.qualname);
-		ce->file = strtab_intern(ps->strs, ce->code.filename);
-		ce->first_line = ce->code.firstlineno;
-		ce->ok = ce->name && ce->file;
-	}
+	code_read(ps, pp, ce, f->code, &f->ref);
 	return ce;
+}
+
+static enum py_unnamed unnamed_reason(int err)
+{
+	if (err == -ESRCH)
+		return PY_UNNAMED_EXITED;
+	return err == -EINVAL ? PY_UNNAMED_CHANGED : PY_UNNAMED_UNREADABLE;
 }
 
 /* The id of frame {name, file, line, first}, added if new; 0 on ENOMEM. */
@@ -278,27 +410,45 @@ static uint64_t frame_id(struct pystacks *ps, const char *name, const char *file
 /* The merged pc of Python frame @f of @pp; 0 on ENOMEM. */
 static uint64_t frame_pc(struct pystacks *ps, struct pyproc *pp, const struct lp_py_frame *f)
 {
-	uint64_t id = HASHMAP_TO_NUM(hashmap_get(&ps->pc_ids, pp, f->code, f->instr));
+	uint64_t id = HASHMAP_TO_NUM(hashmap_get(&ps->pc_ids, pp, f->code, pc_key(f)));
 	struct pycode_entry *ce;
 	uint32_t line = 0;
 
 	if (id)
 		return PYSTACKS_PC | (id - 1);
-	ce = code_entry(ps, pp, f->code);
+	ce = code_entry(ps, pp, f);
 	if (!ce)
 		return 0;
-	if (ce->ok) {
-		line = py_code_line(&ce->code, pp->interp.version,
-				    py_code_offset(&pp->interp.off, f->code, f->instr));
-		id = frame_id(ps, ce->name, ce->file, line, ce->first_line);
-	} else {
-		pp->unnamed++;
+	if (!ce->ok) {
+		/* not cached: a later sample's copy may name it */
+		pp->unnamed[unnamed_reason(ce->err)]++;
 		id = frame_id(ps, strtab_intern(ps->strs, "[unknown]"), strtab_intern(ps->strs, ""),
 			      0, 0);
+		return id ? PYSTACKS_PC | (id - 1) : 0;
 	}
-	if (!id || hashmap_put(&ps->pc_ids, pp, f->code, f->instr, HASHMAP_NUM(id)))
+	line = py_code_line(&ce->code, pp->interp.version,
+			    py_code_offset(&pp->interp.off, f->code, f->instr));
+	id = frame_id(ps, ce->name, ce->file, line, ce->first_line);
+	if (!id || hashmap_put(&ps->pc_ids, pp, f->code, pc_key(f), HASHMAP_NUM(id)))
 		return 0;
 	return PYSTACKS_PC | (id - 1);
+}
+
+bool pystacks_active(const struct pystacks *ps)
+{
+	return ps->active > 0;
+}
+
+void pystacks_name(struct pystacks *ps, int pid, uint32_t gen, const struct lp_ustack_sample *s)
+{
+	struct pyproc *pp = pyproc_get(ps, pid, gen, false);
+	uint32_t i;
+
+	if (!pp || pp->interp.status != PY_STATUS_OK)
+		return;
+	for (i = 0; i < s->py_nr && i < LP_PY_MAX_FRAMES; i++)
+		if (!hashmap_get(&ps->pc_ids, pp, s->py[i].code, pc_key(&s->py[i])))
+			code_entry(ps, pp, &s->py[i]);
 }
 
 static bool in_eval(const struct pyproc *pp, uint64_t pc, bool is_return)
@@ -405,9 +555,15 @@ int pystacks_store(const struct pystacks *ps, struct profile *p)
 			snprintf(key, sizeof(key), "proc.%d.python_walk_%s", pp->pid, walk_names[k]);
 			err = add_meta_u64(p, key, pp->walks[k]);
 		}
-		if (!err && pp->unnamed) {
+		for (k = 0; !err && k < PY_UNNAMED_NR; k++) {
+			if (!pp->unnamed[k])
+				continue;
 			snprintf(key, sizeof(key), "proc.%d.python_frames_unnamed", pp->pid);
-			err = add_meta_u64(p, key, pp->unnamed);
+			err = add_meta_u64(p, key, pp->unnamed[k]);
+			snprintf(key, sizeof(key), "proc.%d.python_frames_unnamed_%s", pp->pid,
+				 unnamed_names[k]);
+			if (!err)
+				err = add_meta_u64(p, key, pp->unnamed[k]);
 		}
 		if (!err && in->status != PY_STATUS_OK) {
 			uint64_t samples = 0;

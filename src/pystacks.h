@@ -61,6 +61,16 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
  */
 void pystacks_prepare(struct pystacks *ps, const char *path);
 
+/* Whether any traced process has an interpreter whose frames are walked. */
+bool pystacks_active(const struct pystacks *ps);
+
+/*
+ * Name the code objects of sample @s of image (@pid, @gen) now, before the
+ * native stack is unwound (which can take long for a new process): code
+ * objects that ran briefly are freed soon. pystacks_merge does it too.
+ */
+void pystacks_name(struct pystacks *ps, int pid, uint32_t gen, const struct lp_ustack_sample *s);
+
 /*
  * Merge the Python frames of sample @s (of image @pid, @gen) into its native
  * pcs @pcs[0..nr) (leaf first, as symbolizer_unwind gives them) into

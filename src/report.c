@@ -282,6 +282,12 @@ static void print_python(FILE *out, const struct report_opts *o, const struct pr
 			proc_meta(p, pid, "python_walk_no_thread"),
 			proc_meta(p, pid, "python_walk_read_failed"),
 			proc_meta(p, pid, "python_frames_unnamed"));
+		if (proc_meta(p, pid, "python_frames_unnamed"))
+			fprintf(out, "  %7s unnamed because: the process had exited %" PRIu64
+				", the memory had changed %" PRIu64 ", unreadable %" PRIu64 "\n",
+				"", proc_meta(p, pid, "python_frames_unnamed_exited"),
+				proc_meta(p, pid, "python_frames_unnamed_changed"),
+				proc_meta(p, pid, "python_frames_unnamed_unreadable"));
 	}
 }
 

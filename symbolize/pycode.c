@@ -247,44 +247,120 @@ static bool filename_clean(char *s)
 	return true;
 }
 
-static int read_code(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
-		     void *arg, uint64_t addr, struct py_code *c)
+/* The members of the code object at @addr that name it, into @ref. */
+static int read_ref(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
+		    void *arg, uint64_t addr, struct py_code_ref *ref)
 {
 	int32_t name_off = o->code_qualname >= 0 ? o->code_qualname : o->code_name;
-	uint64_t name, file, table;
 	int32_t first;
 	int err;
 
 	err = check_type(o, t->code, read, arg, addr);
 	if (!err)
-		err = read_u64(read, arg, addr + name_off, &name);
+		err = read_u64(read, arg, addr + name_off, &ref->name);
 	if (!err)
-		err = read_u64(read, arg, addr + o->code_filename, &file);
+		err = read_u64(read, arg, addr + o->code_filename, &ref->file);
 	if (!err)
 		err = read(arg, addr + o->code_firstlineno, &first, sizeof(first));
 	if (!err)
-		err = read_u64(read, arg, addr + o->code_linetable, &table);
+		err = read_u64(read, arg, addr + o->code_linetable, &ref->table);
+	ref->type = t->code;
+	ref->firstlineno = (uint32_t)first;
+	return err;
+}
+
+/*
+ * The compact ASCII string whose bytes from its length member on are @raw:
+ * 0 and *out set, -ENOENT when it is not one or does not fit.
+ */
+static int unicode_from_raw(const struct py_offsets *o, const uint8_t *raw, size_t len,
+			    char **out)
+{
+	size_t state_at = (size_t)(o->unicode_state - o->unicode_length);
+	size_t data_at = (size_t)(o->unicode_ascii_size - o->unicode_length);
+	uint64_t length;
+	uint8_t state;
+
+	if (!raw || o->unicode_state <= o->unicode_length ||
+	    o->unicode_ascii_size <= o->unicode_length || data_at > len || state_at >= len)
+		return -ENOENT;
+	memcpy(&length, raw, sizeof(length));
+	state = raw[state_at];
+	if (!PY_STATE_COMPACT(state) || !PY_STATE_ASCII(state) || PY_STATE_KIND(state) != 1 ||
+	    !length || length > len - data_at)
+		return -ENOENT;
+	*out = utf8_from(raw + data_at, 1, true, (size_t)length);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The strings and line table @ref points at, into @c. */
+static int read_named(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
+		      void *arg, const struct py_code_ref *ref, struct py_code *c)
+{
+	int32_t first = (int32_t)ref->firstlineno;
+	int err;
+
+	if (t->code && ref->type != t->code)
+		return -EINVAL;
+	err = unicode_from_raw(o, ref->name_raw, ref->name_raw_len, &c->qualname);
+	if (err == -ENOENT)
+		err = read_unicode(o, t->unicode, read, arg, ref->name, &c->qualname);
 	if (!err)
-		err = read_unicode(o, t->unicode, read, arg, name, &c->qualname);
-	if (!err)
-		err = read_unicode(o, t->unicode, read, arg, file, &c->filename);
+		err = read_unicode(o, t->unicode, read, arg, ref->file, &c->filename);
 	if (err)
 		return err;
 	if (!qualname_plausible(c->qualname) || !filename_clean(c->filename))
 		return -EINVAL;
 	c->firstlineno = first > 0 ? (uint32_t)first : 0;
-	return read_linetable(o, t->bytes, read, arg, table, c);
+	err = read_linetable(o, t->bytes, read, arg, ref->table, c);
+	/* a copy outlives its code object, whose line table went with it: no lines */
+	return err == -EINVAL && ref->name_raw ? 0 : err;
 }
 
 int py_code_read_typed(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
 		       void *arg, uint64_t addr, struct py_code *out)
 {
+	struct py_code_ref ref = { 0 };
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (!offsets_usable(o))
 		return -EINVAL;
-	err = read_code(o, t, read, arg, addr, out);
+	err = read_ref(o, t, read, arg, addr, &ref);
+	if (!err)
+		err = read_named(o, t, read, arg, &ref, out);
+	if (err)
+		py_code_release(out);
+	return err;
+}
+
+int py_code_name_from_ref(const struct py_offsets *o, const struct py_code_ref *ref, char **out)
+{
+	int err;
+
+	*out = NULL;
+	if (!offsets_usable(o))
+		return -EINVAL;
+	err = unicode_from_raw(o, ref->name_raw, ref->name_raw_len, out);
+	if (err)
+		return err == -ENOENT ? -EINVAL : err;
+	if (!qualname_plausible(*out)) {
+		free(*out);
+		*out = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int py_code_read_ref(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
+		     void *arg, const struct py_code_ref *ref, struct py_code *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!offsets_usable(o) || !ref->name || !ref->file)
+		return -EINVAL;
+	err = read_named(o, t, read, arg, ref, out);
 	if (err)
 		py_code_release(out);
 	return err;

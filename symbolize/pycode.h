@@ -42,6 +42,27 @@ struct py_types {
 };
 
 /*
+ * The members of a code object that name it, as the BPF walk copied them
+ * at the sample (bpf/latprof.h struct lp_py_code_ref): the code object
+ * itself may be gone by the time its name is read (a module body after its
+ * import), its name and file strings rarely are.
+ */
+struct py_code_ref {
+	uint64_t type;		/* its ob_type, checked against py_types.code */
+	uint64_t name;		/* co_qualname (3.11+) or co_name */
+	uint64_t file;		/* co_filename */
+	uint64_t table;		/* co_linetable or co_lnotab, 0: no line numbers */
+	uint32_t firstlineno;
+	/*
+	 * The name string's bytes from its length member on, copied at the
+	 * sample (NULL: none): a compact ASCII name that fits is taken from
+	 * here, so a name freed since is still known.
+	 */
+	const uint8_t *name_raw;
+	size_t name_raw_len;
+};
+
+/*
  * Read the code object at @addr through @read with the offsets @o (whose
  * version picks the layouts). Returns 0 and fills @out (release it with
  * py_code_release), or -errno: the read's error, -EINVAL for contents that
@@ -63,6 +84,21 @@ int py_code_read(const struct py_offsets *o, py_read_fn read, void *arg, uint64_
  */
 int py_code_read_typed(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
 		       void *arg, uint64_t addr, struct py_code *out);
+
+/*
+ * py_code_read_typed from the members @ref copied at the sample instead of
+ * the code object's memory: the same checks (its type as copied, then the
+ * strings' and table's types as read now). -EINVAL when @ref is empty.
+ */
+int py_code_read_ref(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
+		     void *arg, const struct py_code_ref *ref, struct py_code *out);
+
+/*
+ * The name alone from @ref's copy of its string (no memory read): 0 and
+ * *out (malloc'ed), -EINVAL when the copy holds no whole compact ASCII name.
+ * For a process gone before its names were read.
+ */
+int py_code_name_from_ref(const struct py_offsets *o, const struct py_code_ref *ref, char **out);
 
 /* Free what @c owns and zero it. NULL is a no-op. */
 void py_code_release(struct py_code *c);

@@ -588,6 +588,56 @@ static void test_read_typed(struct image *img)
 	CHECK(!c.qualname && !c.filename);
 }
 
+/*
+ * A code object named from the members copied at the sample (struct
+ * py_code_ref): its name from the copied string bytes when the string is
+ * gone since, its file read now, and its line table, freed with it, lost
+ * without failing the name.
+ */
+static void test_read_ref(struct image *img)
+{
+	const struct py_types types = { .code = 0x1000, .unicode = 0x2000, .bytes = 0x3000 };
+	struct py_offsets o;
+	struct py_code_ref ref = { .type = 0x1000, .firstlineno = 7 };
+	struct py_code c;
+	uint8_t raw[64];
+	uint64_t name, file, tab;
+
+	offsets_311(&o);
+	o.object_type = 8;
+	name = image_ascii(img, &o, "<module>");
+	file = image_ascii(img, &o, "/srv/app.py");
+	tab = image_bytes(img, &o, "\x80", 1);
+	image_put_u64(img, name + 8, types.unicode);
+	image_put_u64(img, file + 8, types.unicode);
+	image_put_u64(img, tab + 8, types.code);	/* freed and reused */
+	memcpy(raw, img->mem + (name + o.unicode_length - IMAGE_BASE), sizeof(raw));
+	image_put_u64(img, name + 8, types.bytes);	/* the name string freed and reused */
+	ref.name = name;
+	ref.file = file;
+	ref.table = tab;
+	CHECK(py_code_read_ref(&o, &types, image_read, img, &ref, &c) == -EINVAL);
+	ref.name_raw = raw;
+	ref.name_raw_len = sizeof(raw);
+	CHECK(py_code_read_ref(&o, &types, image_read, img, &ref, &c) == 0);
+	CHECK_STR(c.qualname, "<module>");
+	CHECK_STR(c.filename, "/srv/app.py");
+	CHECK(c.firstlineno == 7 && !c.linetable);
+	py_code_release(&c);
+	/* a copy of another code object's type is refused, whatever its strings */
+	ref.type = types.unicode;
+	CHECK(py_code_read_ref(&o, &types, image_read, img, &ref, &c) == -EINVAL);
+	ref.type = types.code;
+	/* a name longer than the copy is read from memory (here: gone) */
+	memset(raw, 0, sizeof(raw));
+	raw[0] = 200;
+	raw[o.unicode_state - o.unicode_length] = 1 | 1 << 2 | 1 << 5 | 1 << 6;
+	CHECK(py_code_read_ref(&o, &types, image_read, img, &ref, &c) == -EINVAL);
+	/* no copy at all */
+	ref.name = 0;
+	CHECK(py_code_read_ref(&o, &types, image_read, img, &ref, &c) == -EINVAL);
+}
+
 static bool is_utf8(const char *s)
 {
 	const uint8_t *p = (const uint8_t *)s;
@@ -861,6 +911,7 @@ static void test_read(void)
 		abort();
 	test_read_311(&img);
 	test_read_typed(&img);
+	test_read_ref(&img);
 	test_read_38(&img);
 	test_read_odd_names(&img);
 	test_read_bad_strings(&img);

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A Python program that only waits (issue 27): tests/fixtures/py_wait.py
+# sleeps and asks a backend process over TCP (a blocking recv, and a recv
+# with a socket timeout, which polls first), nothing long enough on a CPU to
+# be sampled, then exits while the recording still runs. Every Python frame
+# of its latency stacks must be named from the waits' stacks alone, and
+# each function's waits charged to it (tests/e2e/py_wait_check.py).
+#
+# Ground truth (not from latprof): the fixture's own monotonic-clock time of
+# each function, summed over its rounds. On Debian's python3.11 and every
+# pyenv 3.8-3.13 (the test of stripped builds and of 3.13-3.15 in a
+# container root run the same check on theirs). ~20 s.
+TEST_BUDGET_S=${TEST_BUDGET_S:-60}
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_tools
+SCRIPT=$(cd "$(dirname "$0")/../fixtures" && pwd)/py_wait.py
+CHECK="/usr/bin/python3 $(dirname "$0")/py_wait_check.py"
+
+pythons=()
+[ -x /usr/bin/python3.11 ] && pythons+=(/usr/bin/python3.11)
+root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
+for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+	for p in "$root"/versions/$v.*/bin/python$v; do
+		[ -x "$p" ] && pythons+=("$p")
+	done
+done
+[ ${#pythons[@]} -gt 0 ] || skip "no CPython 3.8-3.13 on this machine"
+if [ "${CI:-}" = true ] && [ ${#pythons[@]} -lt 7 ]; then
+	fail "CI expects Debian's python3.11 and pyenv 3.8-3.13, found: ${pythons[*]}"
+fi
+
+n=0
+for py in "${pythons[@]}"; do
+	n=$((n + 1))
+	name=wait$n
+	info "== $py"
+	record_and_fold $name -- "$py" "$SCRIPT" 3 0.1
+	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.lat.folded" --format folded \
+		--weight latency
+	if ! $CHECK "$WORKDIR/$name.lat.folded" "$WORKDIR/$name.out" >"$WORKDIR/$name.check"; then
+		diag_file "check" "$WORKDIR/$name.check"
+		diag_file "record stderr" "$WORKDIR/$name.err"
+		folded_top "$WORKDIR/$name.lat.folded" "" 8 >&2
+		fail "$py: the waits of a program that only waits are not named"
+	fi
+	sed "s/^/  /" "$WORKDIR/$name.check"
+done
+pass
