@@ -278,25 +278,27 @@ static uint64_t frame_id(struct pystacks *ps, const char *name, const char *file
 /* The merged pc of Python frame @f of @pp; 0 on ENOMEM. */
 static uint64_t frame_pc(struct pystacks *ps, struct pyproc *pp, const struct lp_py_frame *f)
 {
-	uint64_t id = HASHMAP_TO_NUM(hashmap_get(&ps->pc_ids, pp, f->code, f->instr));
+	/* masked here rather than in BPF: the walk of older versions pays nothing */
+	uint64_t code = f->code & py_code_ref_mask(pp->interp.version);
+	uint64_t id = HASHMAP_TO_NUM(hashmap_get(&ps->pc_ids, pp, code, f->instr));
 	struct pycode_entry *ce;
 	uint32_t line = 0;
 
 	if (id)
 		return PYSTACKS_PC | (id - 1);
-	ce = code_entry(ps, pp, f->code);
+	ce = code_entry(ps, pp, code);
 	if (!ce)
 		return 0;
 	if (ce->ok) {
 		line = py_code_line(&ce->code, pp->interp.version,
-				    py_code_offset(&pp->interp.off, f->code, f->instr));
+				    py_code_offset(&pp->interp.off, code, f->instr));
 		id = frame_id(ps, ce->name, ce->file, line, ce->first_line);
 	} else {
 		pp->unnamed++;
 		id = frame_id(ps, strtab_intern(ps->strs, "[unknown]"), strtab_intern(ps->strs, ""),
 			      0, 0);
 	}
-	if (!id || hashmap_put(&ps->pc_ids, pp, f->code, f->instr, HASHMAP_NUM(id)))
+	if (!id || hashmap_put(&ps->pc_ids, pp, code, f->instr, HASHMAP_NUM(id)))
 		return 0;
 	return PYSTACKS_PC | (id - 1);
 }

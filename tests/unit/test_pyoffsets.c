@@ -261,7 +261,7 @@ static void check_debug_offsets(void)
 		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -EINVAL);
 		/* a free-threaded build */
 		p.at = 16, p.bytes = "\x01", p.len = 1;
-		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -ENOTSUP);
+		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -EPROTONOSUPPORT);
 		/* garbage where thread_state.next is */
 		p.at = 168, p.bytes = &huge, p.len = sizeof(huge);
 		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -EINVAL);
