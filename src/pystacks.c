@@ -35,8 +35,12 @@ static const char *const walk_names[LP_PY_WALK_NR] = {
 	[LP_PY_WALK_READ_FAILED] = "read_failed",
 };
 
+/* Reads of a code object that failed before it is taken for gone (code_entry). */
+#define PY_CODE_READ_TRIES 16
+
 struct pycode_entry {
 	bool ok;
+	uint32_t tries;			/* reads so far */
 	const char *name, *file;	/* interned */
 	uint32_t first_line;
 	struct py_code code;
@@ -233,20 +237,29 @@ void pystacks_prepare(struct pystacks *ps, const char *path)
 		pr_debug("%s: %s", path, strerror(-err));
 }
 
-/* The code object at @addr of @pp, read on first use; NULL on ENOMEM. */
+/*
+ * The code object at @addr of @pp, read on first use; NULL on ENOMEM. One
+ * that could not be read is read again when a later sample names it, up to
+ * PY_CODE_READ_TRIES times: a module's code object freed after its import
+ * leaves its address to the next code object allocated, often a function
+ * that then runs for the rest of the recording.
+ */
 static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp, uint64_t addr)
 {
 	struct pycode_entry *ce = hashmap_get(&pp->codes, NULL, addr, 0);
 
-	if (ce)
+	if (ce && (ce->ok || ce->tries >= PY_CODE_READ_TRIES))
 		return ce;
-	ce = calloc(1, sizeof(*ce));
-	if (!ce || array_grow(&pp->entries, pp->entries.nr + 1) ||
-	    hashmap_put(&pp->codes, NULL, addr, 0, ce)) {
-		free(ce);
-		return NULL;
+	if (!ce) {
+		ce = calloc(1, sizeof(*ce));
+		if (!ce || array_grow(&pp->entries, pp->entries.nr + 1) ||
+		    hashmap_put(&pp->codes, NULL, addr, 0, ce)) {
+			free(ce);
+			return NULL;
+		}
+		pp->entries.items[pp->entries.nr++] = ce;
 	}
-	pp->entries.items[pp->entries.nr++] = ce;
+	ce->tries++;
 	if (!py_code_read_typed(&pp->interp.off, &pp->interp.types, py_read_process,
 				(void *)(intptr_t)pp->pid, addr, &ce->code)) {
 		ce->name = strtab_intern(ps->strs, ce->code.qualname);
@@ -297,6 +310,9 @@ static uint64_t frame_pc(struct pystacks *ps, struct pyproc *pp, const struct lp
 		pp->unnamed++;
 		id = frame_id(ps, strtab_intern(ps->strs, "[unknown]"), strtab_intern(ps->strs, ""),
 			      0, 0);
+		/* not remembered while code_entry may still read it */
+		if (id && ce->tries < PY_CODE_READ_TRIES)
+			return PYSTACKS_PC | (id - 1);
 	}
 	if (!id || hashmap_put(&ps->pc_ids, pp, code, f->instr, HASHMAP_NUM(id)))
 		return 0;
