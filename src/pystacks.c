@@ -333,7 +333,8 @@ static bool in_eval(const struct pyproc *pp, uint64_t pc, bool is_return)
 	/* a return address may be one past the end of the call's function */
 	if (is_return && !(pc & SYM_PC_EXACT))
 		addr--;
-	return addr >= pp->interp.eval_start && addr < pp->interp.eval_end;
+	return (addr >= pp->interp.eval_start && addr < pp->interp.eval_end) ||
+	       (addr >= pp->interp.eval_cold_start && addr < pp->interp.eval_cold_end);
 }
 
 /* Append Python frames [*j, the next eval loop's first] to @out; false on ENOMEM. */

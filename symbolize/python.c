@@ -30,6 +30,7 @@
 
 #include "src/hashmap.h"
 #include "src/util.h"
+#include "symbolize/pyeval.h"
 
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 
@@ -42,6 +43,7 @@ struct py_file {
 	struct py_offsets off;
 	uint64_t runtime_vaddr;		/* _PyRuntime, 0: none */
 	uint64_t eval_vaddr, eval_size;
+	uint64_t eval_cold_vaddr, eval_cold_size;	/* its split-off part; 0: none */
 	struct py_types types;		/* file addresses; 0: symbol not found */
 	bool micro_known;		/* the version from Py_Version, not the file name */
 	bool free_threaded;		/* refused: Py_GIL_DISABLED */
@@ -357,6 +359,9 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 		return;
 	}
 	read_symbols(elf, pf, &version_vaddr);
+	if (pf->eval_vaddr && !py_eval_cold_part(elf, pf->eval_vaddr, pf->eval_size,
+						 &pf->eval_cold_vaddr, &pf->eval_cold_size))
+		pf->eval_cold_size -= pf->eval_cold_vaddr;
 	v = read_py_version(elf, fd, version_vaddr);
 	pf->version = v ? v : version_from_name(path);
 	pf->micro_known = v != 0;
@@ -706,6 +711,10 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	out->runtime = pf->runtime_vaddr + bias;
 	out->eval_start = pf->eval_vaddr + bias;
 	out->eval_end = out->eval_start + (pf->eval_size ? pf->eval_size : 1);
+	if (pf->eval_cold_size) {
+		out->eval_cold_start = pf->eval_cold_vaddr + bias;
+		out->eval_cold_end = out->eval_cold_start + pf->eval_cold_size;
+	}
 	out->types.code = pf->types.code ? pf->types.code + bias : 0;
 	out->types.unicode = pf->types.unicode ? pf->types.unicode + bias : 0;
 	out->types.bytes = pf->types.bytes ? pf->types.bytes + bias : 0;

@@ -16,6 +16,9 @@
 #     under <module>;main;mix;run_main; burn_a's share within 5 points of the
 #     truth; with --py-lines, >= 95% of burn_a's frames on a line of its body;
 #   - >= 95% of the reader's syscall:read latency under wait_on_pipe;
+#   - >= 95% of the main thread's samples have <module> right above
+#     PyEval_EvalCode: the Python frames stand in place of the eval loop's
+#     (which runs from a .cold part these files do not name, pyeval.h);
 #   - the report names the release the interpreter says it is (3.14.x), with
 #     offsets from debug_offsets.
 # Then -p on a python3.14 started in the root before latprof (as a process in
@@ -62,6 +65,15 @@ for v in 3.13 3.14 3.15; do
 		fail "python$v in a chroot: Python frames wrong"
 	fi
 	sed "s/^/  /" "$WORKDIR/$name.check"
+	# in place of the eval loop's frame, not at the root: the loop runs from
+	# a _PyEval_EvalFrameDefault.cold that these stripped files do not name
+	main_all=$(folded_sum "$WORKDIR/$name.folded" pymain)
+	placed=$(folded_sum_chain "$WORKDIR/$name.folded" pymain "PyEval_EvalCode;<module> (py_names.py)")
+	info "python$v: $placed of $main_all main thread samples have <module> right above PyEval_EvalCode"
+	in_range "$(ratio "$placed" "$main_all")" 0.95 1 || {
+		folded_top "$WORKDIR/$name.folded" pymain 5 >&2
+		fail "python$v: Python frames not in place of the eval loop's frames"
+	}
 	ver=$(chroot "$root" python$v -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
 	lp_report "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.report" || fail "python$v: report failed"
 	grep -q " Python $ver /.* (offsets: debug_offsets)" "$WORKDIR/$name.report" || {
