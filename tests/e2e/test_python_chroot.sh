@@ -24,7 +24,7 @@
 # Then -p on a python3.14 started in the root before latprof (as a process in
 # a running container is), and a copy of python3.14 named python3.14t, which
 # is refused as a free-threaded build: its C frames stay and the report says
-# why. The root is made once and cached (/var/cache/latprof/pyroot, or
+# why, as is a copy that says it is 3.16. The root is made once and cached (/var/cache/latprof/pyroot, or
 # PYROOT_DIR): about a minute the first time; the test itself about 25 s.
 TEST_BUDGET_S=${TEST_BUDGET_S:-115}
 . "$(dirname "$0")/lib.sh"
@@ -114,4 +114,27 @@ named=$(grep -c " (<string>)" "$WORKDIR/ft.folded")
 info "python3.14t: $(grep -o 'free-threaded build.*' "$WORKDIR/ft.report"), C frames kept in ${kept:-0} stacks"
 [ "${kept:-0}" -gt 100 ] && [ "$named" = 0 ] ||
 	fail "python3.14t: C frames kept in ${kept:-0} stacks, $named stacks with Python frames"
+
+# A version newer than the layouts latprof knows is refused, not read with
+# 3.15's: this copy of python3.14 says it is 3.16.0 (its Py_Version).
+py316=$sub/python3.16
+cp "$root/usr/bin/python3.14" "$py316"
+vaddr=$(readelf -W --dyn-syms "$py316" | awk '$8 == "Py_Version" { print $2; exit }')
+off=
+while read -r type o v _ fs _; do	# its file offset, through its PT_LOAD
+	[ "$type" = LOAD ] && [ -n "$vaddr" ] && ((16#$vaddr >= v && 16#$vaddr < v + fs)) &&
+		off=$((16#$vaddr - v + o))
+done < <(readelf -W -l "$py316")
+[ -n "$vaddr" ] && [ -n "$off" ] || fail "no Py_Version in python3.14"
+printf '\xf0\x00\x10\x03' | dd of="$py316" bs=1 seek="$off" conv=notrunc status=none
+record_and_fold v316 -F 499 --mode cpu -- chroot "$root" "/tmp/${sub##*/}/python3.16" -c '
+import time
+t = time.time()
+while time.time() - t < 0.5: pass'
+lp_report "$WORKDIR/v316.pb.gz" "$WORKDIR/v316.report" || fail "report of python3.16 failed"
+grep -q "unsupported: Python 3.16: frames are walked for 3.8 to 3.15 only" "$WORKDIR/v316.report" || {
+	diag_file "report" "$WORKDIR/v316.report" 200
+	fail "the report does not say that 3.16 is not walked"
+}
+info "python3.16: $(grep -o 'unsupported: Python 3.16.*' "$WORKDIR/v316.report")"
 exit 0
