@@ -98,7 +98,8 @@ struct debug_offsets_314 {
 	struct { uint64_t size, collecting; } gc;
 };
 
-_Static_assert(sizeof(struct debug_offsets_314) == 664, "3.14 _Py_DebugOffsets up to gc is 664 bytes");
+_Static_assert(sizeof(struct debug_offsets_314) == 664,
+	       "3.14 _Py_DebugOffsets up to gc is 664 bytes");
 
 /*
  * 3.15: Include/internal/pycore_debug_offsets.h of Debian's
@@ -152,7 +153,8 @@ struct debug_offsets_315 {
 	} unicode_object;
 };
 
-_Static_assert(sizeof(struct debug_offsets_315) == 752, "3.15 _Py_DebugOffsets up to unicode_object is 752 bytes");
+_Static_assert(sizeof(struct debug_offsets_315) == 752,
+	       "3.15 _Py_DebugOffsets up to unicode_object is 752 bytes");
 
 /* The first three members, the same in every version. */
 struct debug_offsets_header {
@@ -324,7 +326,8 @@ int pyoffsets_debug_header(py_read_fn read, void *arg, uint64_t runtime, uint32_
 
 	if (err)
 		return err;
-	if (memcmp(h.cookie, DEBUG_COOKIE, sizeof(h.cookie)) || h.version >> 32 || h.free_threaded > 1)
+	if (memcmp(h.cookie, DEBUG_COOKIE, sizeof(h.cookie)) || h.version >> 32 ||
+	    h.free_threaded > 1)
 		return -EINVAL;
 	*version = (uint32_t)h.version & 0xffffff00u;
 	*free_threaded = h.free_threaded;

@@ -259,8 +259,8 @@ static int read_file_image(void *arg, uint64_t addr, void *buf, size_t len)
 	const struct file_image *img = arg;
 	uint64_t off, end;
 
-	if (!vaddr_to_offset(img->elf, addr, &off) || !vaddr_to_offset(img->elf, addr + len - 1, &end) ||
-	    end != off + len - 1)
+	if (!vaddr_to_offset(img->elf, addr, &off) ||
+	    !vaddr_to_offset(img->elf, addr + len - 1, &end) || end != off + len - 1)
 		return -EFAULT;
 	return pread(img->fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
 }
@@ -719,7 +719,8 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	out->types.unicode = pf->types.unicode ? pf->types.unicode + bias : 0;
 	out->types.bytes = pf->types.bytes ? pf->types.bytes + bias : 0;
 	/* 3.13+ without DWARF or table: the process's own _Py_DebugOffsets */
-	if (pf->status == PY_STATUS_OK || !pf->runtime_vaddr || !pf->eval_vaddr || pf->free_threaded)
+	if (pf->status == PY_STATUS_OK || !pf->runtime_vaddr || !pf->eval_vaddr ||
+	    pf->free_threaded)
 		return;
 	err = pyoffsets_from_debug(py_read_process, (void *)(intptr_t)pid, out->runtime,
 				   pf->version, &out->off);

@@ -39,7 +39,8 @@ static bool symbol(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
 		Elf_Data *data;
 		size_t i;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
 		    !sh.sh_entsize)
 			continue;
 		data = elf_getdata(scn, NULL);
@@ -134,7 +135,8 @@ static int check_file(const char *path, const char *want_id, uint64_t want_start
 	build_id(elf, hex, sizeof(hex));
 	if (!cold_symbol(elf, &sym_start, &sym_size) && !has_symtab(elf)) {
 		if (!want_id || strcmp(hex, want_id)) {
-			fprintf(stderr, "skip: %s: no symbols and not the build known here\n", path);
+			fprintf(stderr, "skip: %s: no symbols, not the build known here\n",
+				path);
 			elf_end(elf);
 			close(fd);
 			return 0;
@@ -182,8 +184,8 @@ int main(void)
 		char pattern[64];
 		FILE *f;
 
-		snprintf(pattern, sizeof(pattern), "%s/.pyenv/versions/3.%d.*/lib", home ? home : "",
-			 minor);
+		snprintf(pattern, sizeof(pattern), "%s/.pyenv/versions/3.%d.*/lib",
+			 home ? home : "", minor);
 		snprintf(path, sizeof(path), "ls -d %s 2>/dev/null | head -n 1", pattern);
 		f = popen(path, "r");
 		if (!f || !fgets(path, sizeof(path) - 32, f))
@@ -199,7 +201,8 @@ int main(void)
 		checked += check_file(path, NULL, 0, 0);
 	}
 	for (size_t i = 0; i < sizeof(pyroot) / sizeof(pyroot[0]); i++)
-		checked += check_file(pyroot[i].path, pyroot[i].id, pyroot[i].start, pyroot[i].size);
+		checked += check_file(pyroot[i].path, pyroot[i].id, pyroot[i].start,
+				      pyroot[i].size);
 	if (!checked && !check_failures) {
 		fprintf(stderr, "skip: no CPython on this machine\n");
 		return 77;
