@@ -319,7 +319,10 @@ DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev lib
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev valgrind \
 	nginx-light wrk chromium prometheus libxml2-utils nodejs python3-fastapi python3-uvicorn \
 	python3-sklearn python3-flask python3-joblib gunicorn python3.11-dbg openssl python3-yaml \
-	postgresql redis-server redis-tools
+	postgresql redis-server redis-tools debootstrap
+# The Debian testing root that tests/e2e/test_python_chroot.sh runs python3.13-3.15 in
+# (tests/pyroot/mkroot.sh; made once, about a minute, then kept until its recipe changes).
+PYROOT_DIR ?= /var/cache/latprof/pyroot
 setup:
 	@if dpkg-query -W -f='$${Status}\n' $(DEB_PACKAGES) 2>/dev/null | \
 		grep -qv 'install ok installed' || \
@@ -330,6 +333,8 @@ setup:
 			$(DEB_PACKAGES) >/dev/null; \
 	else echo "setup: all packages present"; fi
 	$(Q)$(MAKE) --no-print-directory browser-deps
+	$(Q)tests/pyroot/mkroot.sh $(PYROOT_DIR) >/dev/null || \
+		echo "setup: no Debian testing root in $(PYROOT_DIR); test_python_chroot will try again"
 
 # The browser tests' npm packages (playwright-core, speedscope), pinned by
 # tests/browser/package-lock.json; reinstalled only when the lock changes.

@@ -109,15 +109,16 @@ enum lp_py_model {
 	LP_PY_FRAME_OBJECT = 1,	/* 3.8-3.10: tstate->frame, PyFrameObject.f_back; each
 				 * frame is run by its own eval loop call */
 	LP_PY_CFRAME,		/* 3.11, 3.12: tstate->cframe->current_frame */
-	LP_PY_CURRENT_FRAME,	/* 3.13: tstate->current_frame */
+	LP_PY_CURRENT_FRAME,	/* 3.13+: tstate->current_frame */
 };
 
 /* How a 3.11+ frame says it was the first of an eval loop call. */
 enum lp_py_entry {
 	LP_PY_ENTRY_ALL = 0,	/* every frame (FRAME_OBJECT) */
 	LP_PY_ENTRY_FLAG,	/* 3.11: bool is_entry */
-	LP_PY_ENTRY_SHIM,	/* 3.12+: a frame with owner FRAME_OWNED_BY_CSTACK (3)
-				 * sits below the first one, and is not Python code */
+	LP_PY_ENTRY_SHIM,	/* 3.12+: a frame with owner FRAME_OWNED_BY_CSTACK (3;
+				 * from 3.14 _INTERPRETER, 3, or _CSTACK, 4) sits below
+				 * the first one, and is not Python code */
 };
 
 /*
@@ -154,6 +155,8 @@ struct lp_py_proc {
 	__u32 code_table;		/* co_linetable or co_lnotab */
 	__u32 code_firstlineno;
 	__u32 name_raw;			/* PyASCIIObject.length: where name_raw starts */
+	__u32 code_tag;			/* low bits of frame_code that are a tag (3.14+) */
+	__u32 pad;
 };
 
 /*

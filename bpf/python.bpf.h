@@ -19,7 +19,16 @@
 
 #include "common.bpf.h"
 
-#define PY_FRAME_OWNED_BY_CSTACK 3	/* CPython 3.12+ Include/internal/pycore_frame.h */
+/*
+ * A frame whose owner is at least this is no Python code but a shim that an
+ * eval loop call put below its first frame: FRAME_OWNED_BY_CSTACK (3) in
+ * 3.12 and 3.13 (Include/internal/pycore_frame.h, where 3 is the largest
+ * owner); FRAME_OWNED_BY_INTERPRETER (3) and FRAME_OWNED_BY_CSTACK (4) in
+ * 3.14, FRAME_OWNED_BY_INTERPRETER (3) in 3.15, also the thread's base
+ * frame (Include/internal/pycore_interpframe_structs.h; CPython's own test
+ * is _PyFrame_IsIncomplete's owner >= FRAME_OWNED_BY_INTERPRETER).
+ */
+#define PY_FRAME_OWNED_BY_SHIM 3
 
 extern const volatile __u32 cfg_python;	/* walk Python frames of py_procs */
 
@@ -245,10 +254,11 @@ static __always_inline long py_walk_step(struct py_walk_state *w, const bool rem
 	}
 	flag = (__u8)py_field(w->buf, pp->frame_flag);
 	back = py_field(w->buf, pp->frame_back);
-	if (pp->entry == LP_PY_ENTRY_SHIM && flag == PY_FRAME_OWNED_BY_CSTACK) {
+	if (pp->entry == LP_PY_ENTRY_SHIM && flag >= PY_FRAME_OWNED_BY_SHIM) {
 		py_mark_entry(s);
 	} else {
-		__u64 code = py_field(w->buf, pp->frame_code);
+		/* 3.14+: f_executable is a _PyStackRef, its low bits a tag */
+		__u64 code = py_field(w->buf, pp->frame_code) & ~(__u64)pp->code_tag;
 
 		py_record(s, code, py_field(w->buf, pp->frame_instr),
 			  pp->entry == LP_PY_ENTRY_ALL || (pp->entry == LP_PY_ENTRY_FLAG && flag));

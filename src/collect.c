@@ -183,12 +183,23 @@ static void python_refreshed(void *arg, pid_t pid, uint32_t gen)
 	python_probe(arg, pid, gen, false);
 }
 
-/* @pid exec'ed or exited: its old interpreter is not to be walked. */
-static void python_forget(struct collect *c, pid_t pid)
+/*
+ * @pid exited, or exec'ed image @gen (0 for an exit): its old interpreter is
+ * not to be walked. Samples and process events come through different ring
+ * buffers, so a sample of the new image may have been handled first and
+ * found its interpreter: that entry stays (deleted, the new image would go
+ * unwalked for good, as pystacks_probe does not report a find twice).
+ */
+static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 {
+	struct lp_py_proc pp;
 	uint32_t key = pid;
 
-	if (c->py)
+	if (!c->py)
+		return;
+	if (gen && pystacks_walkable(c->py, pid, gen, &pp))
+		bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY);
+	else
 		bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key);
 }
 
@@ -216,7 +227,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (img && !img->comm[0])
 			memcpy(img->comm, e->comm, LP_COMM_LEN);
 		if (e->type == LP_EVENT_EXEC)
-			python_forget(c, e->pid);
+			python_forget(c, e->pid, e->gen);
 		python_probe(c, e->pid, e->gen, false);
 		if (e->type == LP_EVENT_NEW)
 			tree_new(c, e);
@@ -226,7 +237,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	case LP_EVENT_EXIT:
 		pr_debug("exit pid %u", e->pid);
 		proc_images_stop_refresh(&c->images, e->pid);
-		python_forget(c, e->pid);
+		python_forget(c, e->pid, 0);
 		if (size >= sizeof(*pe))
 			tree_exit(c, pe);
 		break;

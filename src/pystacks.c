@@ -51,9 +51,12 @@ static const char *const unnamed_names[PY_UNNAMED_NR] = {
 	[PY_UNNAMED_CHANGED] = "changed",
 	[PY_UNNAMED_UNREADABLE] = "unreadable",
 };
+/* Reads of a code object that failed before it is taken for gone (code_entry). */
+#define PY_CODE_READ_TRIES 16
 
 struct pycode_entry {
 	bool ok;
+	uint32_t tries;			/* reads so far */
 	const char *name, *file;	/* interned */
 	uint32_t first_line;
 	int err;			/* why not ok */
@@ -230,6 +233,7 @@ static bool bpf_view(const struct py_interp *in, struct lp_py_proc *out)
 		return false;
 	out->frame_read = last + 8;
 	code_view(o, out);
+	out->code_tag = (uint32_t)~py_code_ref_mask(in->version);
 	return true;
 }
 
@@ -276,6 +280,13 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		 PY_MICRO(pp->interp.version), pp->interp.path,
 		 pyoffsets_source_name(pp->interp.source));
 	return 1;
+}
+
+bool pystacks_walkable(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out)
+{
+	const struct pyproc *pp = pyproc_get(ps, pid, gen, false);
+
+	return pp && pp->interp.status == PY_STATUS_OK && bpf_view(&pp->interp, out);
 }
 
 void pystacks_prepare(struct pystacks *ps, const char *path)
@@ -367,7 +378,7 @@ static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp,
 	struct pycode_entry *ce = hashmap_get(&pp->codes, NULL, f->code, f->ref.name);
 
 	if (ce) {
-		if (!ce->ok && f->ref.name)
+		if (!ce->ok && ce->tries++ < PY_CODE_READ_TRIES)
 			code_read(ps, pp, ce, f->code, &f->ref);
 		return ce;
 	}
@@ -458,7 +469,8 @@ static bool in_eval(const struct pyproc *pp, uint64_t pc, bool is_return)
 	/* a return address may be one past the end of the call's function */
 	if (is_return && !(pc & SYM_PC_EXACT))
 		addr--;
-	return addr >= pp->interp.eval_start && addr < pp->interp.eval_end;
+	return (addr >= pp->interp.eval_start && addr < pp->interp.eval_end) ||
+	       (addr >= pp->interp.eval_cold_start && addr < pp->interp.eval_cold_end);
 }
 
 /* Append Python frames [*j, the next eval loop's first] to @out; false on ENOMEM. */

@@ -56,6 +56,13 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		   struct lp_py_proc *out);
 
 /*
+ * Whether image (@pid, @gen) was already found walkable by pystacks_probe:
+ * true with @out filled as that call filled it, false otherwise. Looks at
+ * nothing in the process; cannot fail.
+ */
+bool pystacks_walkable(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out);
+
+/*
  * Read the interpreter file @path before a command runs it (its DWARF can
  * take 0.2 s to read), so its first frames are walked. Best effort.
  */

@@ -17,7 +17,11 @@
 
 #define MM(minor) PY_VERSION_OF(3, minor, 0)
 
-/* PyASCIIObject.state: interned:2, kind:3, compact:1, ascii:1 from 3.8 to 3.13 */
+/*
+ * PyASCIIObject.state: interned:2, kind:3, compact:1, ascii:1 from 3.8 to
+ * 3.15 (Include/cpython/unicodeobject.h); the free-threaded build of 3.14
+ * and 3.15 makes interned a byte of its own, and is not read here.
+ */
 #define PY_STATE_KIND(s) ((s) >> 2 & 7)
 #define PY_STATE_COMPACT(s) ((s) >> 5 & 1)
 #define PY_STATE_ASCII(s) ((s) >> 6 & 1)
@@ -390,7 +394,7 @@ int64_t py_code_offset(const struct py_offsets *o, uint64_t code_addr, uint64_t 
 	uint64_t base;
 	int64_t off;
 
-	if (mm < MM(8) || mm > MM(13))
+	if (mm < MM(8) || mm > PY_MM(PY_VERSION_MAX))
 		return -1;
 	if (mm <= MM(10)) {
 		/* f_lasti is a C int: the BPF side stores the low 32 bits */
@@ -485,9 +489,9 @@ static int64_t loc_line_delta(const uint8_t *p, const uint8_t *end)
 }
 
 /*
- * 3.11+ location table (PEP 657, Objects/locations.md): entries of a header
- * byte (bit 7 set: code in bits 3-6, length in code units - 1 in bits 0-2)
- * and data bytes with bit 7 clear. Line deltas are from the previous entry's
+ * 3.11+ location table (PEP 657, Objects/locations.md; the same to 3.15):
+ * entries of a header byte (bit 7 set: code in bits 3-6, length in code
+ * units - 1 in bits 0-2) and data bytes with bit 7 clear. Line deltas are from the previous entry's
  * line, starting at co_firstlineno; code 15 has no line.
  */
 static int64_t locations_line(const uint8_t *t, size_t len, int64_t line, int64_t offset)
@@ -519,7 +523,7 @@ uint32_t py_code_line(const struct py_code *c, uint32_t version, int64_t offset)
 		line = lnotab_line(c->linetable, c->linetable_len, c->firstlineno, offset);
 	else if (mm == MM(10))
 		line = linetable_line(c->linetable, c->linetable_len, c->firstlineno, offset);
-	else if (mm >= MM(11) && mm <= MM(13))
+	else if (mm >= MM(11) && mm <= PY_MM(PY_VERSION_MAX))
 		line = locations_line(c->linetable, c->linetable_len, c->firstlineno, offset);
 	else
 		return 0;

@@ -18,6 +18,7 @@
 #ifndef LATPROF_SYMBOLIZE_PYOFFSETS_H
 #define LATPROF_SYMBOLIZE_PYOFFSETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,7 +34,18 @@
 
 /* The oldest and newest version whose frames latprof walks. */
 #define PY_VERSION_MIN PY_VERSION_OF(3, 8, 0)
-#define PY_VERSION_MAX PY_VERSION_OF(3, 13, 255)
+#define PY_VERSION_MAX PY_VERSION_OF(3, 15, 255)
+
+/*
+ * What to keep of a frame's code object reference: from 3.14,
+ * _PyInterpreterFrame.f_executable is a _PyStackRef whose low Py_TAG_BITS
+ * (3 in the default build, Include/internal/pycore_stackref.h of 3.14 and
+ * 3.15) say how it is counted, and are no part of the address.
+ */
+static inline uint64_t py_code_ref_mask(uint32_t version)
+{
+	return PY_MM(version) >= PY_VERSION_OF(3, 14, 0) ? ~(uint64_t)3 : ~(uint64_t)0;
+}
 
 enum pyoffsets_source {
 	PYOFFSETS_NONE,
@@ -101,12 +113,26 @@ int pyoffsets_from_dwarf(Dwarf *dw, uint32_t version, struct py_offsets *o,
 
 /*
  * The offsets from the _Py_DebugOffsets that 3.13+ keeps at the start of
- * _PyRuntime (@runtime in the target, read through @read). Checks the
- * structure's cookie and version against @version. 0, -ENOTSUP (older
- * version), -EINVAL (no or wrong cookie/version), or the read's -errno.
+ * _PyRuntime (@runtime in the target, read through @read), with the
+ * structure's layout of @version's minor (3.13, 3.14 and 3.15 differ).
+ * Checks the structure's cookie and version against @version, and each
+ * offset against its struct's size. 0, -ENOTSUP (a version before 3.13 or
+ * after PY_VERSION_MAX), -EPROTONOSUPPORT (a free-threaded build, whose
+ * structs the walk does not know), -EINVAL (no or wrong cookie/version,
+ * offsets that do not fit), or the read's -errno. @o is untouched on error.
  */
 int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t version,
 			 struct py_offsets *o);
+
+/*
+ * The start of a _Py_DebugOffsets at @runtime, any version: the version it
+ * carries (PY_VERSION_HEX without the release level) and whether the build
+ * is free-threaded (Py_GIL_DISABLED). Works on a file's initialised
+ * _PyRuntime as well as a process's. 0, -EINVAL (no cookie) or the read's
+ * -errno.
+ */
+int pyoffsets_debug_header(py_read_fn read, void *arg, uint64_t runtime, uint32_t *version,
+			   bool *free_threaded);
 
 /*
  * The offsets of release build @version (major.minor.micro must match an

@@ -30,6 +30,7 @@
 
 #include "src/hashmap.h"
 #include "src/util.h"
+#include "symbolize/pyeval.h"
 
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 
@@ -42,8 +43,10 @@ struct py_file {
 	struct py_offsets off;
 	uint64_t runtime_vaddr;		/* _PyRuntime, 0: none */
 	uint64_t eval_vaddr, eval_size;
+	uint64_t eval_cold_vaddr, eval_cold_size;	/* its split-off part; 0: none */
 	struct py_types types;		/* file addresses; 0: symbol not found */
 	bool micro_known;		/* the version from Py_Version, not the file name */
+	bool free_threaded;		/* refused: Py_GIL_DISABLED */
 	bool pending;			/* queued for the reader thread */
 };
 
@@ -245,6 +248,47 @@ static uint32_t read_py_version(Elf *elf, int fd, uint64_t vaddr)
 	return hex & 0xffffff00u;
 }
 
+/* A file's initialised memory by virtual address (a py_read_fn), through PT_LOAD. */
+struct file_image {
+	Elf *elf;
+	int fd;
+};
+
+static int read_file_image(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct file_image *img = arg;
+	uint64_t off, end;
+
+	if (!vaddr_to_offset(img->elf, addr, &off) ||
+	    !vaddr_to_offset(img->elf, addr + len - 1, &end) || end != off + len - 1)
+		return -EFAULT;
+	return pread(img->fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
+}
+
+/*
+ * A free-threaded build (Py_GIL_DISABLED, 3.13+): its file is named
+ * python3.14t or libpython3.14t.so, and the _Py_DebugOffsets that starts
+ * its initialised _PyRuntime says so. Its structs differ from the ones the
+ * walk knows whatever source the offsets would come from, so every source
+ * is refused for it.
+ */
+static bool file_free_threaded(Elf *elf, int fd, const char *path, const struct py_file *pf)
+{
+	struct file_image img = { .elf = elf, .fd = fd };
+	const char *s = strstr(base_name(path), "python");
+	unsigned int major, minor;
+	uint32_t carried;
+	bool free_threaded = false;
+	int n = 0;
+
+	if (s && sscanf(s + 6, "%u.%u%n", &major, &minor, &n) == 2 && n && s[6 + n] == 't')
+		return true;
+	return pf->runtime_vaddr &&
+	       !pyoffsets_debug_header(read_file_image, &img, pf->runtime_vaddr, &carried,
+				       &free_threaded) &&
+	       free_threaded;
+}
+
 /* Separate debuginfo by build-id under each directory; NULL if none. */
 static Dwarf *open_separate_dwarf(const struct py_finder *f, Elf *elf, int *fd_out)
 {
@@ -315,6 +359,9 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 		return;
 	}
 	read_symbols(elf, pf, &version_vaddr);
+	if (pf->eval_vaddr && !py_eval_cold_part(elf, pf->eval_vaddr, pf->eval_size,
+						 &pf->eval_cold_vaddr, &pf->eval_cold_size))
+		pf->eval_cold_size -= pf->eval_cold_vaddr;
 	v = read_py_version(elf, fd, version_vaddr);
 	pf->version = v ? v : version_from_name(path);
 	pf->micro_known = v != 0;
@@ -323,7 +370,7 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 	if (pf->version && PY_MAJOR(pf->version) == 2) {
 		pf->status = PY_STATUS_NO_OFFSETS;
 		snprintf(pf->why, sizeof(pf->why),
-			 "Python %u.%u: frames are walked for 3.8 to 3.13 only",
+			 "Python %u.%u: frames are walked for 3.8 to 3.15 only",
 			 PY_MAJOR(pf->version), PY_MINOR(pf->version));
 		goto out;
 	}
@@ -334,8 +381,13 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 		snprintf(pf->why, sizeof(pf->why), "Python of unknown version");
 	} else if (pf->version < PY_VERSION_MIN || PY_MM(pf->version) > PY_MM(PY_VERSION_MAX)) {
 		snprintf(pf->why, sizeof(pf->why),
-			 "Python %u.%u: frames are walked for 3.8 to 3.13 only",
+			 "Python %u.%u: frames are walked for 3.8 to 3.15 only",
 			 PY_MAJOR(pf->version), PY_MINOR(pf->version));
+	} else if (PY_MM(pf->version) >= PY_VERSION_OF(3, 13, 0) &&
+		   file_free_threaded(elf, fd, path, pf)) {
+		snprintf(pf->why, sizeof(pf->why), "free-threaded build (%u.%ut): not walked",
+			 PY_MAJOR(pf->version), PY_MINOR(pf->version));
+		pf->free_threaded = true;
 	} else if (!pf->eval_vaddr) {
 		snprintf(pf->why, sizeof(pf->why), "no _PyEval_EvalFrameDefault symbol");
 	} else {
@@ -638,6 +690,7 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 			     struct py_interp *out)
 {
 	uint64_t bias = 0;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->status = pf->status;
@@ -658,16 +711,26 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	out->runtime = pf->runtime_vaddr + bias;
 	out->eval_start = pf->eval_vaddr + bias;
 	out->eval_end = out->eval_start + (pf->eval_size ? pf->eval_size : 1);
+	if (pf->eval_cold_size) {
+		out->eval_cold_start = pf->eval_cold_vaddr + bias;
+		out->eval_cold_end = out->eval_cold_start + pf->eval_cold_size;
+	}
 	out->types.code = pf->types.code ? pf->types.code + bias : 0;
 	out->types.unicode = pf->types.unicode ? pf->types.unicode + bias : 0;
 	out->types.bytes = pf->types.bytes ? pf->types.bytes + bias : 0;
 	/* 3.13+ without DWARF or table: the process's own _Py_DebugOffsets */
-	if (pf->status != PY_STATUS_OK && pf->runtime_vaddr && pf->eval_vaddr &&
-	    !pyoffsets_from_debug(py_read_process, (void *)(intptr_t)pid, out->runtime,
-				  pf->version, &out->off)) {
+	if (pf->status == PY_STATUS_OK || !pf->runtime_vaddr || !pf->eval_vaddr ||
+	    pf->free_threaded)
+		return;
+	err = pyoffsets_from_debug(py_read_process, (void *)(intptr_t)pid, out->runtime,
+				   pf->version, &out->off);
+	if (!err) {
 		out->status = PY_STATUS_OK;
 		out->source = PYOFFSETS_DEBUG_OFFSETS;
 		out->why[0] = 0;
+	} else if (err == -EPROTONOSUPPORT) {
+		snprintf(out->why, sizeof(out->why), "free-threaded build (%u.%ut): not walked",
+			 PY_MAJOR(pf->version), PY_MINOR(pf->version));
 	}
 }
 

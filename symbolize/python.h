@@ -38,6 +38,8 @@ struct py_interp {
 	uint64_t runtime;	/* address of _PyRuntime in the process */
 	uint64_t eval_start;	/* [start, end) of _PyEval_EvalFrameDefault */
 	uint64_t eval_end;
+	uint64_t eval_cold_start;	/* [start, end) of its split-off loop (pyeval.h); */
+	uint64_t eval_cold_end;		/* both 0 when it has none */
 	struct py_offsets off;
 	struct py_types types;	/* where the type objects are in the process */
 	/*

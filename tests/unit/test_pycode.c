@@ -359,7 +359,7 @@ static void test_tables_by_hand(void)
 	CHECK(line_of(V(8), 20, lnotab, 0, 8) == 20);	/* empty: all on the first line */
 
 	CHECK(line_of(V(7), 20, lnotab, sizeof(lnotab), 0) == 0);
-	CHECK(line_of(PY_VERSION_OF(3, 14, 0), 10, loc, sizeof(loc), 0) == 0);
+	CHECK(line_of(PY_VERSION_OF(3, 16, 0), 10, loc, sizeof(loc), 0) == 0);
 	CHECK(line_of(V(11), 10, loc, sizeof(loc), -2) == 0);
 	CHECK(line_of(V(11), 10, NULL, 0, 0) == 0);
 }
@@ -394,8 +394,16 @@ static void test_offsets(void)
 	CHECK(py_code_offset(&o, code, base + 100) == 100);
 	o.version = PY_VERSION_OF(3, 7, 16);
 	CHECK(py_code_offset(&o, code, 24) == -1);
-	o.version = PY_VERSION_OF(3, 14, 0);
+	o.version = PY_VERSION_OF(3, 14, 8);
+	CHECK(py_code_offset(&o, code, base + 6) == 6);
+	o.version = PY_VERSION_OF(3, 15, 0);
+	CHECK(py_code_offset(&o, code, base + 6) == 6);
+	o.version = PY_VERSION_OF(3, 16, 0);
 	CHECK(py_code_offset(&o, code, base + 6) == -1);
+	/* 3.14+ frames hold a tagged _PyStackRef: the tag is no part of the address */
+	CHECK(py_code_ref_mask(PY_VERSION_OF(3, 13, 9)) == UINT64_MAX);
+	CHECK((0x7f0000001001ull & py_code_ref_mask(PY_VERSION_OF(3, 14, 0))) == 0x7f0000001000ull);
+	CHECK((0x7f0000001003ull & py_code_ref_mask(PY_VERSION_OF(3, 15, 0))) == 0x7f0000001000ull);
 }
 
 /* --- code objects in a synthetic memory image ----------------------------- */

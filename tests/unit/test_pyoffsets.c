@@ -8,8 +8,11 @@
  *  - 3.13's _Py_DebugOffsets, read from the initialised _PyRuntime in
  *    libpython3.13's .data (as a process would hold it before any write),
  *    against its DWARF;
- *  - wrong cookie, wrong version, absurd offsets, failed reads and versions
- *    outside the table are refused.
+ *  - 3.13.15's, 3.14.8's and 3.15.0's _Py_DebugOffsets, as Debian testing's
+ *    stripped interpreters hold them (tests/unit/pydebug_*.bin), against the
+ *    offsets their -dbg packages' DWARF gives;
+ *  - wrong cookie, wrong version, absurd offsets, failed reads, free-threaded
+ *    builds and versions outside the table or past 3.15 are refused.
  * Releases missing from the machine are skipped and named on stderr.
  */
 #include "symbolize/pyoffsets.h"
@@ -261,7 +264,7 @@ static void check_debug_offsets(void)
 		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -EINVAL);
 		/* a free-threaded build */
 		p.at = 16, p.bytes = "\x01", p.len = 1;
-		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -ENOTSUP);
+		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -EPROTONOSUPPORT);
 		/* garbage where thread_state.next is */
 		p.at = 168, p.bytes = &huge, p.len = sizeof(huge);
 		CHECK(pyoffsets_from_debug(read_patched, &p, runtime, v, &o) == -EINVAL);
@@ -276,11 +279,117 @@ static void check_debug_offsets(void)
 	close(img.fd);
 }
 
+/*
+ * The start of _PyRuntime of Debian testing's stripped python3.13 (3.13.15-1),
+ * python3.14 (3.14.8-1) and python3.15 (3.15.0-1), as a process holds it
+ * before its first write: tests/unit/pydebug_RELEASE.bin, the bytes at
+ * _PyRuntime's file offset (its .dynsym address through the .PyRuntime
+ * section), as many as the layout the reader copies (584, 664, 752):
+ *   dd if=/usr/bin/python3.14 of=pydebug_3.14.8.bin bs=1 count=664 \
+ *      skip=$((0xb947c0 - 0xb947c0 + 0x7937c0))
+ * Expected offsets: each file's DWARF from Debian's python3.1X-dbg
+ * (pyoffsets_from_dwarf), which agreed with the reader on every field.
+ */
+struct debug_fixture {
+	const char *file;
+	uint32_t version;
+	int32_t runtime_interp_head, interp_threads_head, tstate_thread_id;
+	int32_t tstate_native_thread_id, frame_owner, code_adaptive;
+};
+
+static const struct debug_fixture debug_fixtures[] = {
+	{ "pydebug_3.13.15.bin", PY_VERSION_OF(3, 13, 15), 632, 7344, 152, 160, 70, 200 },
+	{ "pydebug_3.14.8.bin", PY_VERSION_OF(3, 14, 8), 808, 7344, 152, 160, 74, 208 },
+	{ "pydebug_3.15.0.bin", PY_VERSION_OF(3, 15, 0), 936, 7336, 176, 184, 74, 208 },
+};
+
+#define FIXTURE_RUNTIME 0x7f0000000000ull
+
+struct fixture_mem {
+	uint8_t bytes[1024];
+	size_t len;
+};
+
+static int read_fixture(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	const struct fixture_mem *m = arg;
+
+	if (addr < FIXTURE_RUNTIME || addr - FIXTURE_RUNTIME + len > m->len)
+		return -EFAULT;
+	memcpy(buf, m->bytes + (addr - FIXTURE_RUNTIME), len);
+	return 0;
+}
+
+/* What the three layouts share (3.14 and 3.15 moved none of these). */
+static void check_common(const struct py_offsets *o)
+{
+	CHECK(o->object_type == 8 && o->interp_threads_head > 0 && o->tstate_next == 8);
+	CHECK(o->tstate_frame == 72 && o->tstate_cframe == -1 && o->cframe_current_frame == -1);
+	CHECK(o->frame_back == 8 && o->frame_code == 0 && o->frame_instr == 56);
+	CHECK(o->frame_is_entry == -1);
+	CHECK(o->code_name == 120 && o->code_qualname == 128 && o->code_filename == 112);
+	CHECK(o->code_firstlineno == 68 && o->code_linetable == 136);
+	CHECK(o->bytes_size == 16 && o->bytes_sval == 32);
+	CHECK(o->unicode_length == 16 && o->unicode_state == 32);
+	CHECK(o->unicode_ascii_size == 40 && o->unicode_compact_size == 56);
+}
+
+static void check_debug_fixture(const struct debug_fixture *fx)
+{
+	struct fixture_mem m = { .len = 0 };
+	struct py_offsets o;
+	uint32_t carried = 0;
+	bool ft = true;
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/%s", LATPROF_SRCDIR, fx->file);
+	f = fopen(path, "rb");
+	CHECK(f);
+	if (!f)
+		return;
+	m.len = fread(m.bytes, 1, sizeof(m.bytes), f);
+	fclose(f);
+	CHECK(!pyoffsets_debug_header(read_fixture, &m, FIXTURE_RUNTIME, &carried, &ft));
+	CHECK(carried == fx->version && !ft);
+	CHECK(!pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME, fx->version, &o));
+	check_common(&o);
+	CHECK(o.version == fx->version);
+	CHECK(o.runtime_interp_head == fx->runtime_interp_head);
+	CHECK(o.interp_threads_head == fx->interp_threads_head);
+	CHECK(o.tstate_thread_id == fx->tstate_thread_id);
+	CHECK(o.tstate_native_thread_id == fx->tstate_native_thread_id);
+	CHECK(o.frame_owner == fx->frame_owner && o.code_adaptive == fx->code_adaptive);
+	/* another minor's layout is never tried on it, nor one past 3.15 */
+	CHECK(pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME,
+				   fx->version + PY_VERSION_OF(0, 1, 0), &o) ==
+	      (PY_MINOR(fx->version) == 15 ? -ENOTSUP : -EINVAL));
+	CHECK(pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME, PY_VERSION_OF(3, 16, 0),
+				   &o) == -ENOTSUP);
+	/* cut short: the read of the layout fails */
+	m.len -= 8;
+	CHECK(pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME, fx->version, &o) == -EFAULT);
+	m.len += 8;
+	/* free-threaded (Py_GIL_DISABLED) */
+	m.bytes[16] = 1;
+	CHECK(!pyoffsets_debug_header(read_fixture, &m, FIXTURE_RUNTIME, &carried, &ft) && ft);
+	CHECK(pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME, fx->version, &o) ==
+	      -EPROTONOSUPPORT);
+	m.bytes[16] = 0;
+	/* an offset past its struct's size: thread_state.next = its size */
+	memcpy(m.bytes + 24 + 24 + (PY_MINOR(fx->version) == 13 ? 13 : 16) * 8 + 16,
+	       m.bytes + 24 + 24 + (PY_MINOR(fx->version) == 13 ? 13 : 16) * 8, 8);
+	CHECK(pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME, fx->version, &o) == -EINVAL);
+	fprintf(stderr, "debug offsets: %s checked\n", fx->file);
+}
+
 int main(void)
 {
 	struct py_offsets o;
 
 	pyenv_root();
+	for (size_t i = 0; i < sizeof(debug_fixtures) / sizeof(debug_fixtures[0]); i++)
+		check_debug_fixture(&debug_fixtures[i]);
 	CHECK(pyoffsets_from_table(PY_VERSION_OF(3, 7, 16), &o) == -ENOENT);
 	CHECK(pyoffsets_from_table(PY_VERSION_OF(3, 14, 0), &o) == -ENOENT);
 	CHECK(!strcmp(pyoffsets_source_name(PYOFFSETS_TABLE), "table"));
