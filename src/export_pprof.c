@@ -7,7 +7,14 @@
 #include <string.h>
 
 #include "src/pprof.h"
+#include "src/pyview.h"
+#include "src/stacks.h"
 #include "src/util.h"
+
+struct locs {
+	uint64_t *items;
+	size_t nr, alloc;
+};
 
 /* The columns shown together: a count and the time it stands for. */
 static const char *const families[][2] = {
@@ -93,9 +100,28 @@ static int copy_code(struct profile *n, const struct profile *p, uint64_t *fn_id
 	return err;
 }
 
-static int copy_samples(struct profile *n, const struct profile *p,
-			const struct profile_weight *w, const int *cols, int nr)
+/* The locations of @s that its view shows (pyview.h) into @locs, leaf first. */
+static int view_locs(const struct profile *p, const struct profile_sample *s, bool native,
+		     struct locs *locs)
 {
+	struct pyview v;
+	size_t i;
+
+	pyview_find(&v, p, s, native);
+	locs->nr = 0;
+	if (array_grow(locs, s->nr_locs))
+		return -ENOMEM;
+	for (i = 0; i < s->nr_locs; i++)
+		if (pyview_shows(&v, p, s, i))
+			locs->items[locs->nr++] = s->locs[i];
+	return 0;
+}
+
+static int copy_samples(struct profile *n, const struct profile *p,
+			const struct profile_weight *w, const int *cols, int nr,
+			unsigned int stack_flags)
+{
+	struct locs locs = { 0 };
 	int64_t values[3], v;
 	size_t i;
 	int j, err = 0;
@@ -110,9 +136,12 @@ static int copy_samples(struct profile *n, const struct profile *p,
 			values[j] = s->values[cols[j]] > 0 ? s->values[cols[j]] : 0;
 		if (w->nr_cols > 1)
 			values[nr] = v;
-		err = profile_add_sample(n, s->locs, s->nr_locs, values, s->labels,
-					 s->nr_labels);
+		err = view_locs(p, s, stack_flags & STACKS_FLAG_NATIVE, &locs);
+		if (!err)
+			err = profile_add_sample(n, locs.items, locs.nr, values, s->labels,
+						 s->nr_labels);
 	}
+	free(locs.items);
 	return err;
 }
 
@@ -133,7 +162,8 @@ static int copy_meta(struct profile *n, const struct profile *p)
 	return err;
 }
 
-struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w)
+struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w,
+				   unsigned int stack_flags)
 {
 	struct profile *n = profile_new();
 	uint64_t *fn_ids = calloc(p->functions.nr ? p->functions.nr : 1, sizeof(*fn_ids));
@@ -145,7 +175,7 @@ struct profile *profile_for_weight(const struct profile *p, const struct profile
 	if (!err)
 		err = copy_code(n, p, fn_ids);
 	if (!err)
-		err = copy_samples(n, p, w, cols, nr);
+		err = copy_samples(n, p, w, cols, nr, stack_flags);
 	if (!err)
 		err = copy_meta(n, p);
 	free(fn_ids);
@@ -165,9 +195,10 @@ struct profile *profile_for_weight(const struct profile *p, const struct profile
 	return n;
 }
 
-int export_pprof(FILE *out, const struct profile *p, const struct profile_weight *w)
+int export_pprof(FILE *out, const struct profile *p, const struct profile_weight *w,
+		 unsigned int stack_flags)
 {
-	struct profile *n = profile_for_weight(p, w);
+	struct profile *n = profile_for_weight(p, w, stack_flags);
 	int err;
 
 	if (!n)

@@ -207,14 +207,21 @@ static int cmp_site(const void *a, const void *b)
 
 /*
  * "syscall:read\tmain;wait_on_pipe;read": the syscall, then the innermost
- * user frames of @st, as many of SITE_FRAMES as fit in SITE_WIDTH.
+ * user frames of @st, as many of SITE_FRAMES as fit in SITE_WIDTH. With
+ * @python, a stack with Python frames ends at the frame below its innermost
+ * one, the C function it called ("outer (s.py);inner (s.py);time_sleep"):
+ * the frames below that say how the C function reached the kernel, the
+ * Python ones which line of the program waited.
  */
-static void site_name(const struct stack_names *st, char *buf, size_t size)
+static void site_name(const struct stack_names *st, bool python, char *buf, size_t size)
 {
+	const char *sys = "syscall:?";
 	size_t n = st->nr, first, len = 0, i;
 
 	if (n && !strncmp(st->items[n - 1], "syscall:", 8))
-		n--;
+		sys = st->items[--n];
+	if (python && st->python_leaf && st->python_leaf < n)
+		n = st->python_leaf + 1;
 	first = n;
 	while (first > 0 && n - first < SITE_FRAMES &&
 	       len + strlen(st->items[first - 1]) + 1 <= SITE_WIDTH) {
@@ -223,7 +230,10 @@ static void site_name(const struct stack_names *st, char *buf, size_t size)
 	}
 	if (first == n && n)	/* one frame longer than the width: show it cut */
 		first--;
-	len = snprintf(buf, size, "%s\t", n < st->nr ? st->items[n] : "syscall:?");
+	/* the Python function is named even when the line is then cut */
+	if (python && st->python_leaf && first >= st->python_leaf)
+		first = st->python_leaf - 1;
+	len = snprintf(buf, size, "%s\t", sys);
 	for (i = first; i < n && len + 1 < size; i++)
 		len += snprintf(buf + len, size - len, "%s%s", i > first ? ";" : "", st->items[i]);
 }
@@ -246,8 +256,8 @@ static struct site *site_get(struct site_table *t, const char *name)
 	return &t->items[t->nr++];
 }
 
-static int collect_sites(const struct profile *p, int lat, int calls, struct strtab *names,
-			 struct site_table *t)
+static int collect_sites(const struct profile *p, int lat, int calls, unsigned int flags,
+			 struct strtab *names, struct site_table *t)
 {
 	struct stack_names st = { 0 };
 	char buf[512];
@@ -263,10 +273,10 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 		if (s->values[lat] <= 0)
 			continue;
 		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | STACKS_FLAG_SYSCALL_LEAF |
-				     STACKS_FLAG_PROGRAM_ONLY, names, &st);
+				     STACKS_FLAG_PROGRAM_ONLY | flags, names, &st);
 		if (err)
 			break;
-		site_name(&st, buf, sizeof(buf));
+		site_name(&st, !(flags & STACKS_FLAG_NATIVE), buf, sizeof(buf));
 		site = site_get(t, strtab_intern(names, buf));
 		if (!site || !site->name) {
 			err = -ENOMEM;
@@ -324,7 +334,7 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 	names = strtab_new();
 	if (!names)
 		return -ENOMEM;
-	err = collect_sites(p, lat, calls, names, &t);
+	err = collect_sites(p, lat, calls, o->stack_flags, names, &t);
 	if (err)
 		goto out;
 	report_fmt_heading(out, o->color, "Slow call sites",

@@ -268,7 +268,7 @@ static int render_profile(const struct serve_profile_req *r, const struct profil
 	if (!err && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
 		err = stacks_svg_write_profile(f, p, &w, 0);
 	else if (!err && wname)
-		err = export_pprof(f, p, &w);
+		err = export_pprof(f, p, &w, 0);
 	else if (!err)
 		err = pprof_write(p, f);	/* every column: cpu and latency */
 	if (fclose(f) && !err)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/pyview.h"
 #include "src/util.h"
 
 static const char *base_name(const char *path)
@@ -143,19 +144,24 @@ int stack_names_of(const struct profile *p, const struct profile_sample *s, unsi
 		   struct strtab *names, struct stack_names *out)
 {
 	bool program = (flags & STACKS_FLAG_PROGRAM_ONLY) && has_program_frame(p, s);
+	struct pyview v;
 	size_t i;
 	int err;
 
 	out->nr = 0;
+	out->python_leaf = 0;
+	pyview_find(&v, p, s, flags & STACKS_FLAG_NATIVE);
 	err = push_process(s, flags, names, out);
 	for (i = s->nr_locs; !err && i-- > 0;) {
 		const struct profile_location *l = profile_location(p, s->locs[i]);
 		const struct profile_mapping *m = l ? profile_mapping(p, l->mapping_id) : NULL;
 
-		if (program && mapping_syslib(m))
+		if ((program && mapping_syslib(m)) || !pyview_shows(&v, p, s, i))
 			continue;
 		if (l)
 			err = push_location(p, l, flags, names, out);
+		if (v.has_python && i == v.inner)
+			out->python_leaf = out->nr;
 	}
 	if (!err && (flags & STACKS_FLAG_SYSCALL_LEAF)) {
 		const struct profile_label *sys = profile_sample_label(s, "syscall");

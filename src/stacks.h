@@ -7,7 +7,9 @@
  * memory) in "_[j]"; a frame without a symbol is "MODULE+0xOFFSET" or
  * "[unknown]". A Python frame is "FUNCTION (FILE)", py-spy's text without
  * the line, so that a function is one frame whatever line it runs; FILE is
- * the file's base name.
+ * the file's base name. A stack with Python frames is shown in the Python
+ * view (src/pyview.h: the interpreter's glue left out) unless
+ * STACKS_FLAG_NATIVE.
  */
 #ifndef LATPROF_STACKS_H
 #define LATPROF_STACKS_H
@@ -28,6 +30,8 @@ enum stacks_flag {
 	STACKS_FLAG_PROGRAM_ONLY = 1 << 4,	/* no frames of the C library and its
 						 * kin (stacks_syslib), unless the
 						 * stack has no other user frame */
+	STACKS_FLAG_NATIVE = 1 << 5,	/* the full native stack: no Python view
+					 * (src/pyview.h) */
 };
 
 /*
@@ -42,6 +46,7 @@ bool stacks_syslib(const char *file);
 struct stack_names {
 	const char **items;	/* root first; interned in the caller's strtab */
 	size_t nr, alloc;
+	size_t python_leaf;	/* 1 + index in items of the innermost Python frame, 0: none */
 };
 
 /*
