@@ -23,13 +23,19 @@ static const char *const families[][2] = {
 	{ PROFILE_TYPE_OFFCPU },
 };
 
-/* Source columns to keep, in @cols (at most 2); returns how many. */
+/* Source columns to keep, in @cols (at most 2; all without @w); returns how many. */
 static int pick_columns(const struct profile *p, const struct profile_weight *w, int *cols)
 {
-	const char *type = p->types.items[w->cols[0]].type;
+	const char *type;
 	size_t i, j;
 	int n = 0;
 
+	if (!w) {
+		for (i = 0; i < p->types.nr; i++)
+			cols[n++] = i;
+		return n;
+	}
+	type = p->types.items[w->cols[0]].type;
 	if (w->nr_cols > 1) {
 		cols[0] = w->cols[0];
 		cols[1] = w->cols[1];
@@ -60,6 +66,10 @@ static int copy_types(struct profile *n, const struct profile *p,
 		if (profile_add_type(n, p->types.items[cols[i]].type,
 				     p->types.items[cols[i]].unit) < 0)
 			return -ENOMEM;
+	if (!w) {
+		n->default_type = p->default_type ? profile_str(n, p->default_type) : NULL;
+		return !p->default_type || n->default_type ? 0 : -ENOMEM;
+	}
 	if (w->nr_cols > 1 && profile_add_type(n, PROFILE_TYPE_WALL, w->unit) < 0)
 		return -ENOMEM;
 	n->default_type = profile_str(n, w->nr_cols > 1 ? PROFILE_TYPE_WALL
@@ -122,19 +132,20 @@ static int copy_samples(struct profile *n, const struct profile *p,
 			unsigned int stack_flags)
 {
 	struct locs locs = { 0 };
-	int64_t values[3], v;
+	int64_t *values = calloc(nr + 1, sizeof(*values)), v = 1;
 	size_t i;
-	int j, err = 0;
+	int j, err = values ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
 
-		v = profile_weight_of(w, s);
+		if (w)
+			v = profile_weight_of(w, s);
 		if (v <= 0)
 			continue;
 		for (j = 0; j < nr; j++)
-			values[j] = s->values[cols[j]] > 0 ? s->values[cols[j]] : 0;
-		if (w->nr_cols > 1)
+			values[j] = !w || s->values[cols[j]] > 0 ? s->values[cols[j]] : 0;
+		if (w && w->nr_cols > 1)
 			values[nr] = v;
 		err = view_locs(p, s, stack_flags & STACKS_FLAG_NATIVE, &locs);
 		if (!err)
@@ -142,6 +153,7 @@ static int copy_samples(struct profile *n, const struct profile *p,
 						 s->nr_labels);
 	}
 	free(locs.items);
+	free(values);
 	return err;
 }
 
@@ -167,9 +179,11 @@ struct profile *profile_for_weight(const struct profile *p, const struct profile
 {
 	struct profile *n = profile_new();
 	uint64_t *fn_ids = calloc(p->functions.nr ? p->functions.nr : 1, sizeof(*fn_ids));
-	int cols[2], nr, err = n && fn_ids ? 0 : -ENOMEM;
+	int *cols = calloc(p->types.nr + 2, sizeof(*cols));
+	int nr = 0, err = n && fn_ids && cols ? 0 : -ENOMEM;
 
-	nr = pick_columns(p, w, cols);
+	if (!err)
+		nr = pick_columns(p, w, cols);
 	if (!err)
 		err = copy_types(n, p, w, cols, nr);
 	if (!err)
@@ -179,6 +193,7 @@ struct profile *profile_for_weight(const struct profile *p, const struct profile
 	if (!err)
 		err = copy_meta(n, p);
 	free(fn_ids);
+	free(cols);
 	if (err) {
 		profile_free(n);
 		errno = -err;

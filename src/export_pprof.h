@@ -29,7 +29,8 @@
 
 /*
  * The profile described above as a new struct profile (free with
- * profile_free), or NULL with errno set.
+ * profile_free), or NULL with errno set. @w NULL: every column and every
+ * sample, as recorded, only the stacks in the view of @stack_flags.
  */
 struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w,
 				   unsigned int stack_flags);

@@ -23,6 +23,7 @@
 
 #define SITE_FRAMES 4	/* innermost frames that name a call site */
 #define SITE_WIDTH 54	/* columns for them */
+#define SITE_LINES 3	/* lines for them, when a Python site needs more than one */
 
 static enum syscall_category category_of(const char *name)
 {
@@ -292,6 +293,31 @@ static int collect_sites(const struct profile *p, int lat, int calls, unsigned i
 	return err;
 }
 
+/*
+ * The frames of a site, indented under its syscall, in lines of at most
+ * SITE_WIDTH broken after a ';' (a Python site may be longer than one: its
+ * innermost Python function and the C function it called are always named);
+ * a frame longer than a line goes on in the next. At most SITE_LINES lines.
+ */
+static void print_site_frames(FILE *out, const char *frames)
+{
+	size_t len = strlen(frames), n, lines = 0;
+	const char *semi;
+
+	do {
+		n = len;
+		if (n > SITE_WIDTH) {
+			/* the last ';' that fits, kept at the end of the line */
+			for (semi = frames + SITE_WIDTH - 1; semi > frames && *semi != ';'; semi--)
+				;
+			n = semi > frames ? (size_t)(semi - frames) + 1 : SITE_WIDTH;
+		}
+		fprintf(out, "  %24s%.*s\n", "", (int)n, frames);
+		frames += n;
+		len -= n;
+	} while (len && ++lines < SITE_LINES);
+}
+
 /* Print the sites [@from, @to) of @t, at most @top; returns their total time. */
 static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, size_t to,
 			    unsigned int top)
@@ -309,8 +335,9 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 		report_fmt_ns(tot, sizeof(tot), t->items[i].total_ns);
 		report_fmt_ns(max, sizeof(max), t->items[i].max_ns);
 		len = strcspn(name, "\t");
-		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n  %24s%.*s\n", tot, t->items[i].calls,
-			max, (int)len, name, "", SITE_WIDTH, name[len] ? name + len + 1 : "");
+		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n", tot, t->items[i].calls, max,
+			(int)len, name);
+		print_site_frames(out, name[len] ? name + len + 1 : "");
 	}
 	if (to - from > top)
 		fprintf(out, "  ... %zu more sites, %.1f%% of the slow time in the top %u\n",
