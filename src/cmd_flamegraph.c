@@ -104,7 +104,7 @@ static int display_option(struct flame_cmd *cmd, int c, const char *arg)
 	case 'i': cmd->look.svg.inverted = true; return 0;
 	case 'P': cmd->look.stack_flags |= STACKS_FLAG_PER_PID; return 0;
 	case 'y': cmd->look.stack_flags |= STACKS_FLAG_PY_LINES; return 0;
-	case 'N': cmd->look.stack_flags |= STACKS_FLAG_NATIVE; return 0;
+	case 'X': cmd->look.stack_flags |= STACKS_FLAG_NATIVE; return 0;
 	case 'n': cmd->look.svg.no_script = true; return 0;
 	case 'o': cmd->out = arg; return 0;
 	case 'W':
@@ -141,7 +141,7 @@ static int display_option(struct flame_cmd *cmd, int c, const char *arg)
 	{ "colors", required_argument, NULL, 'c' },                      \
 	{ "per-pid", no_argument, NULL, 'P' },                           \
 	{ "py-lines", no_argument, NULL, 'y' },                          \
-	{ "native", no_argument, NULL, 'N' },                            \
+	{ "native", no_argument, NULL, 'X' },                            \
 	{ "no-script", no_argument, NULL, 'n' },                         \
 	{ "output", required_argument, NULL, 'o' },                      \
 	{ "help", no_argument, NULL, 'h' }

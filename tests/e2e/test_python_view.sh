@@ -22,6 +22,8 @@
 #     slot_tp_call between call_twice and __call__; the total latency of
 #     the export equals the default's to the nanosecond (folding moves
 #     nothing);
+#   - flamegraph, diff and export --format speedscope of the last one: no
+#     Py_BytesMain frame, but with --native;
 #   - the report's slow call site of the 4 calls of inner names
 #     inner (py_view.py) and then time_sleep (with --native the sites are
 #     the innermost frames, printed: which ones name inner depends on the
@@ -154,4 +156,23 @@ EOF
 	fi
 	sed 's/^/  /' "$WORKDIR/$name.check"
 done
+# the other views of the last profile: the SVG, diff and speedscope fold the
+# same frames, and --native keeps them (Py_BytesMain is above every <module>)
+prof=$WORKDIR/$name.pb.gz
+for view in "flamegraph" "flamegraph --native" "diff --no-normalize" "diff --native" \
+	"export --format speedscope" "export --format speedscope --native"; do
+	case $view in
+	diff*) args="$prof $prof" ;;
+	*) args=$prof ;;
+	esac
+	# shellcheck disable=SC2086
+	timeout -k 5 30 "$LATPROF" $view $args -w latency -o "$WORKDIR/view.out" \
+		2>"$WORKDIR/view.err" || { diag_file stderr "$WORKDIR/view.err"; fail "$view failed"; }
+	grep -q "inner (py_view.py)" "$WORKDIR/view.out" || fail "$view: no frame inner (py_view.py)"
+	case $view in
+	*--native) grep -q "Py_BytesMain" "$WORKDIR/view.out" || fail "$view: no Py_BytesMain" ;;
+	*) ! grep -q "Py_BytesMain" "$WORKDIR/view.out" || fail "$view: Py_BytesMain left in" ;;
+	esac
+done
+info "flamegraph, diff and speedscope: Py_BytesMain only with --native"
 pass "${#pythons[@]} interpreters: the program's stacks by default, the interpreter's with --native"
