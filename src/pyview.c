@@ -90,13 +90,20 @@ static bool is_trampoline(const struct profile *p, const struct profile_location
 	return !strcmp(m->file, "[anon]") && f && !strncmp(f->name, "py::", 4);
 }
 
+static bool is_python(const struct profile *p, const struct profile_location *l)
+{
+	const struct profile_mapping *m = l ? profile_mapping(p, l->mapping_id) : NULL;
+
+	return m && !strcmp(m->file, PROFILE_PYTHON_MAPPING);
+}
+
 static enum pyview_kind kind_of(const struct profile *p, const struct profile_location *l)
 {
 	const struct profile_mapping *m = l ? profile_mapping(p, l->mapping_id) : NULL;
 
 	if (!m || profile_mapping_is_kernel(m))
 		return PYVIEW_KIND_OTHER;
-	if (!strcmp(m->file, PROFILE_PYTHON_MAPPING))
+	if (is_python(p, l))
 		return PYVIEW_KIND_PYTHON;
 	if (pyview_is_interpreter(m->file) || is_trampoline(p, l, m))
 		return PYVIEW_KIND_INTERP;
@@ -127,7 +134,7 @@ void pyview_find(struct pyview *v, const struct profile *p, const struct profile
 
 	*v = (struct pyview){ 0 };
 	for (i = 0; i < s->nr_locs; i++) {
-		if (kind_of(p, profile_location(p, s->locs[i])) != PYVIEW_KIND_PYTHON)
+		if (!is_python(p, profile_location(p, s->locs[i])))
 			continue;
 		if (!v->has_python)
 			v->inner = i;
