@@ -4,14 +4,14 @@
 
 #include <string.h>
 
-#include "src/stacks.h"
+#include "src/syslib.h"
 #include "src/util.h"
 
 enum pyview_kind {
 	PYVIEW_KIND_OTHER,	/* a program's or an extension's frame, the kernel, unknown */
 	PYVIEW_KIND_PYTHON,	/* a Python function (PROFILE_PYTHON_MAPPING) */
 	PYVIEW_KIND_INTERP,	/* the interpreter's own code */
-	PYVIEW_KIND_SYSLIB,	/* the C library and its kin (stacks_syslib) */
+	PYVIEW_KIND_SYSLIB,	/* the C library and its kin (syslib_is) */
 };
 
 /*
@@ -107,7 +107,7 @@ static enum pyview_kind kind_of(const struct profile *p, const struct profile_lo
 		return PYVIEW_KIND_PYTHON;
 	if (pyview_is_interpreter(m->file) || is_trampoline(p, l, m))
 		return PYVIEW_KIND_INTERP;
-	return stacks_syslib(m->file) ? PYVIEW_KIND_SYSLIB : PYVIEW_KIND_OTHER;
+	return syslib_is(m->file) ? PYVIEW_KIND_SYSLIB : PYVIEW_KIND_OTHER;
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "src/pyview.h"
+#include "src/syslib.h"
 #include "src/util.h"
 
 static const char *base_name(const char *path)
@@ -104,25 +105,10 @@ static int push_location(const struct profile *p, const struct profile_location 
 	return 0;
 }
 
-bool stacks_syslib(const char *file)
-{
-	static const char *const prefixes[] = {
-		"libc.so", "libc-", "libpthread", "libdl", "librt", "libm.so", "libm-",
-		"ld-linux", "ld-musl", "libc.musl", "[vdso]",
-	};
-	const char *b = file ? base_name(file) : "";
-	size_t i;
-
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
-/* Is @m a system library's mapping (stacks_syslib)? */
+/* Is @m a system library's mapping (syslib_is)? */
 static bool mapping_syslib(const struct profile_mapping *m)
 {
-	return m && !profile_mapping_is_kernel(m) && stacks_syslib(m->file);
+	return m && !profile_mapping_is_kernel(m) && syslib_is(m->file);
 }
 
 /* Has sample @s a user frame outside the system libraries? */

@@ -28,20 +28,11 @@ enum stacks_flag {
 	STACKS_FLAG_PY_LINES = 1 << 3,	/* Python frames "f (file.py:LINE)" with the
 					 * line running, not "f (file.py)" */
 	STACKS_FLAG_PROGRAM_ONLY = 1 << 4,	/* no frames of the C library and its
-						 * kin (stacks_syslib), unless the
+						 * kin (src/syslib.h), unless the
 						 * stack has no other user frame */
 	STACKS_FLAG_NATIVE = 1 << 5,	/* the full native stack: no Python view
 					 * (src/pyview.h) */
 };
-
-/*
- * Is @file (a mapping's path) the C library or one of the system libraries
- * a program reaches the kernel through: libc, libpthread, libdl, librt,
- * libm, the dynamic loader, musl, the vDSO? Their frames (syscall wrappers,
- * __futex_abstimed_wait_common, pthread_cond_wait, ...) say how a program
- * waited, not which of its functions did. Cannot fail.
- */
-bool stacks_syslib(const char *file);
 
 struct stack_names {
 	const char **items;	/* root first; interned in the caller's strtab */
