@@ -37,6 +37,8 @@ static const char export_usage[] =
 	"                                      or only the idle ones (docs/syscalls.md)\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm' (folded, json)\n"
 	"      --py-lines       Python frames 'f (file.py:LINE)' (folded, json, svg)\n"
+	"      --native         Python programs' full native stacks: keep the interpreter's\n"
+	"                       frames around their Python frames (docs/python.md)\n"
 	"      --top N          json: the N heaviest stacks in 'top_stacks' (default 10)\n"
 	"  -o, --output OUT     output file, '-' for stdout (default)\n"
 	"  -h, --help           this help\n"
@@ -58,6 +60,7 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
 		{ "weight", required_argument, NULL, 'w' },
 		{ "per-pid", no_argument, NULL, 'P' },
 		{ "py-lines", no_argument, NULL, 'y' },
+		{ "native", no_argument, NULL, 'N' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -80,6 +83,9 @@ static int parse_export_args(int argc, char **argv, struct export_args *a)
 			break;
 		case 'y':
 			a->flags |= STACKS_FLAG_PY_LINES;
+			break;
+		case 'N':
+			a->flags |= STACKS_FLAG_NATIVE;
 			break;
 		case 'T':
 			if (parse_u64(optarg, 0, 1000000, &a->top)) {

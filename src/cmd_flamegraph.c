@@ -35,6 +35,8 @@ static const char display_help[] =
 	"                       (default hot)\n"
 	"      --per-pid        first frame 'comm-PID' instead of 'comm'\n"
 	"      --py-lines       Python frames 'f (file.py:LINE)': one frame per line run\n"
+	"      --native         Python programs' full native stacks: keep the interpreter's\n"
+	"                       frames around their Python frames (docs/python.md)\n"
 	"      --no-script      a static image, without the interactive viewer\n"
 	"  -h, --help           this help\n";
 
@@ -102,6 +104,7 @@ static int display_option(struct flame_cmd *cmd, int c, const char *arg)
 	case 'i': cmd->look.svg.inverted = true; return 0;
 	case 'P': cmd->look.stack_flags |= STACKS_FLAG_PER_PID; return 0;
 	case 'y': cmd->look.stack_flags |= STACKS_FLAG_PY_LINES; return 0;
+	case 'X': cmd->look.stack_flags |= STACKS_FLAG_NATIVE; return 0;
 	case 'n': cmd->look.svg.no_script = true; return 0;
 	case 'o': cmd->out = arg; return 0;
 	case 'W':
@@ -138,6 +141,7 @@ static int display_option(struct flame_cmd *cmd, int c, const char *arg)
 	{ "colors", required_argument, NULL, 'c' },                      \
 	{ "per-pid", no_argument, NULL, 'P' },                           \
 	{ "py-lines", no_argument, NULL, 'y' },                          \
+	{ "native", no_argument, NULL, 'X' },                            \
 	{ "no-script", no_argument, NULL, 'n' },                         \
 	{ "output", required_argument, NULL, 'o' },                      \
 	{ "help", no_argument, NULL, 'h' }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "src/record.h"
+#include "src/stacks.h"
 #include "src/target.h"
 #include "src/util.h"
 #include "src/verbs.h"
@@ -20,6 +21,7 @@ enum {
 	OPT_WEIGHT = COLLECTOPTS_VERB,
 	OPT_INTERVAL,
 	OPT_CONFIG,
+	OPT_NATIVE,
 };
 
 static const char record_usage_head[] =
@@ -45,6 +47,8 @@ static const char record_usage_tail[] =
 	"                           .speedscope.json, .json, .prom (as 'latprof export')\n"
 	"      --weight W           what stacks are weighted by in those formats (default\n"
 	"                           cpu; latency without --mode cpu; offcpu with offcpu only)\n"
+	"      --native             in those formats, Python programs' full native stacks\n"
+	"                           (the interpreter's frames around their Python frames)\n"
 	"  -q, --quiet              no live status line, errors only\n"
 	"  -v, --verbose            more messages (repeat for debug)\n"
 	"  -h, --help               this help\n"
@@ -66,6 +70,7 @@ static const struct option record_longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "native", no_argument, NULL, OPT_NATIVE },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
@@ -117,6 +122,9 @@ static int parse_record_option(struct record_opts *o, int c, char **argv)
 		return 0;
 	case OPT_WEIGHT:
 		o->out.weight = optarg;
+		return 0;
+	case OPT_NATIVE:
+		o->out.stack_flags |= STACKS_FLAG_NATIVE;
 		return 0;
 	case OPT_INTERVAL:
 		return parse_seconds(optarg, "--interval", 0.05, false, 3600, &o->interval_s);

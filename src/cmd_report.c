@@ -14,6 +14,7 @@
 
 #include "src/loadprof.h"
 #include "src/report.h"
+#include "src/stacks.h"
 #include "src/util.h"
 #include "src/verbs.h"
 
@@ -28,6 +29,8 @@ static const char report_usage[] =
 	"  -n, --top N          functions to list (default 15)\n"
 	"      --stacks N       heaviest stacks to show (default 5)\n"
 	"      --slowest N      slowest requests to show (default 5; record --requests)\n"
+	"      --native         Python programs' full native stacks: keep the interpreter's\n"
+	"                       frames around their Python frames (docs/python.md)\n"
 	"      --no-color       no colour even on a terminal (NO_COLOR is honoured)\n"
 	"  -h, --help           this help\n";
 
@@ -38,6 +41,7 @@ int cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "stacks", required_argument, NULL, 's' },
 		{ "slowest", required_argument, NULL, 'S' },
+		{ "native", no_argument, NULL, 'N' },
 		{ "no-color", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -64,6 +68,9 @@ int cmd_report(int argc, char **argv)
 				return EXIT_STATUS_USAGE;
 			}
 			*(c == 'n' ? &o.top : c == 's' ? &o.stacks : &o.slowest) = v;
+			break;
+		case 'N':
+			o.stack_flags |= STACKS_FLAG_NATIVE;
 			break;
 		case 'C':
 			o.color = false;

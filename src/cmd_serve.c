@@ -38,7 +38,8 @@ static const char serve_usage_head[] =
 	"  /debug/pprof/latency?seconds=N    gzip pprof weighted by slow-syscall time\n"
 	"  /flamegraph?seconds=N&weight=W    interactive SVG flame graph\n"
 	"  /healthz                          \"ok\"\n"
-	"  profile parameters: pid, comm, hz (1..1000), min_duration_us, weight\n"
+	"  profile parameters: pid, comm, hz (1..1000), min_duration_us, weight,\n"
+	"  native=1 (Python programs' full native stacks, not the Python view)\n"
 	"\n"
 	"targets (default: every process on the system):\n";
 

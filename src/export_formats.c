@@ -45,12 +45,12 @@ static int write_json(FILE *out, const struct profile *p, const struct export_op
 
 static int write_speedscope(FILE *out, const struct profile *p, const struct export_opts *o)
 {
-	return export_speedscope(out, p, o->w);
+	return export_speedscope(out, p, o->w, o->stack_flags);
 }
 
 static int write_pprof(FILE *out, const struct profile *p, const struct export_opts *o)
 {
-	return export_pprof(out, p, o->w);
+	return export_pprof(out, p, o->w, o->stack_flags);
 }
 
 static int write_prom(FILE *out, const struct profile *p, const struct export_opts *o)

@@ -7,7 +7,14 @@
 #include <string.h>
 
 #include "src/pprof.h"
+#include "src/pyview.h"
+#include "src/stacks.h"
 #include "src/util.h"
+
+struct locs {
+	uint64_t *items;
+	size_t nr, alloc;
+};
 
 /* The columns shown together: a count and the time it stands for. */
 static const char *const families[][2] = {
@@ -16,13 +23,19 @@ static const char *const families[][2] = {
 	{ PROFILE_TYPE_OFFCPU },
 };
 
-/* Source columns to keep, in @cols (at most 2); returns how many. */
+/* Source columns to keep, in @cols (at most 2; all without @w); returns how many. */
 static int pick_columns(const struct profile *p, const struct profile_weight *w, int *cols)
 {
-	const char *type = p->types.items[w->cols[0]].type;
+	const char *type;
 	size_t i, j;
 	int n = 0;
 
+	if (!w) {
+		for (i = 0; i < p->types.nr; i++)
+			cols[n++] = i;
+		return n;
+	}
+	type = p->types.items[w->cols[0]].type;
 	if (w->nr_cols > 1) {
 		cols[0] = w->cols[0];
 		cols[1] = w->cols[1];
@@ -53,6 +66,10 @@ static int copy_types(struct profile *n, const struct profile *p,
 		if (profile_add_type(n, p->types.items[cols[i]].type,
 				     p->types.items[cols[i]].unit) < 0)
 			return -ENOMEM;
+	if (!w) {
+		n->default_type = p->default_type ? profile_str(n, p->default_type) : NULL;
+		return !p->default_type || n->default_type ? 0 : -ENOMEM;
+	}
 	if (w->nr_cols > 1 && profile_add_type(n, PROFILE_TYPE_WALL, w->unit) < 0)
 		return -ENOMEM;
 	n->default_type = profile_str(n, w->nr_cols > 1 ? PROFILE_TYPE_WALL
@@ -93,26 +110,50 @@ static int copy_code(struct profile *n, const struct profile *p, uint64_t *fn_id
 	return err;
 }
 
-static int copy_samples(struct profile *n, const struct profile *p,
-			const struct profile_weight *w, const int *cols, int nr)
+/* The locations of @s that its view shows (pyview.h) into @locs, leaf first. */
+static int view_locs(const struct profile *p, const struct profile_sample *s, bool native,
+		     struct locs *locs)
 {
-	int64_t values[3], v;
+	struct pyview v;
 	size_t i;
-	int j, err = 0;
+
+	pyview_find(&v, p, s, native);
+	locs->nr = 0;
+	if (array_grow(locs, s->nr_locs))
+		return -ENOMEM;
+	for (i = 0; i < s->nr_locs; i++)
+		if (pyview_shows(&v, p, s, i))
+			locs->items[locs->nr++] = s->locs[i];
+	return 0;
+}
+
+static int copy_samples(struct profile *n, const struct profile *p,
+			const struct profile_weight *w, const int *cols, int nr,
+			unsigned int stack_flags)
+{
+	struct locs locs = { 0 };
+	int64_t *values = calloc(nr + 1, sizeof(*values)), v = 1;
+	size_t i;
+	int j, err = values ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
 
-		v = profile_weight_of(w, s);
+		if (w)
+			v = profile_weight_of(w, s);
 		if (v <= 0)
 			continue;
 		for (j = 0; j < nr; j++)
-			values[j] = s->values[cols[j]] > 0 ? s->values[cols[j]] : 0;
-		if (w->nr_cols > 1)
+			values[j] = !w || s->values[cols[j]] > 0 ? s->values[cols[j]] : 0;
+		if (w && w->nr_cols > 1)
 			values[nr] = v;
-		err = profile_add_sample(n, s->locs, s->nr_locs, values, s->labels,
-					 s->nr_labels);
+		err = view_locs(p, s, stack_flags & STACKS_FLAG_NATIVE, &locs);
+		if (!err)
+			err = profile_add_sample(n, locs.items, locs.nr, values, s->labels,
+						 s->nr_labels);
 	}
+	free(locs.items);
+	free(values);
 	return err;
 }
 
@@ -133,22 +174,26 @@ static int copy_meta(struct profile *n, const struct profile *p)
 	return err;
 }
 
-struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w)
+struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w,
+				   unsigned int stack_flags)
 {
 	struct profile *n = profile_new();
 	uint64_t *fn_ids = calloc(p->functions.nr ? p->functions.nr : 1, sizeof(*fn_ids));
-	int cols[2], nr, err = n && fn_ids ? 0 : -ENOMEM;
+	int *cols = calloc(p->types.nr + 2, sizeof(*cols));
+	int nr = 0, err = n && fn_ids && cols ? 0 : -ENOMEM;
 
-	nr = pick_columns(p, w, cols);
+	if (!err)
+		nr = pick_columns(p, w, cols);
 	if (!err)
 		err = copy_types(n, p, w, cols, nr);
 	if (!err)
 		err = copy_code(n, p, fn_ids);
 	if (!err)
-		err = copy_samples(n, p, w, cols, nr);
+		err = copy_samples(n, p, w, cols, nr, stack_flags);
 	if (!err)
 		err = copy_meta(n, p);
 	free(fn_ids);
+	free(cols);
 	if (err) {
 		profile_free(n);
 		errno = -err;
@@ -165,9 +210,10 @@ struct profile *profile_for_weight(const struct profile *p, const struct profile
 	return n;
 }
 
-int export_pprof(FILE *out, const struct profile *p, const struct profile_weight *w)
+int export_pprof(FILE *out, const struct profile *p, const struct profile_weight *w,
+		 unsigned int stack_flags)
 {
-	struct profile *n = profile_for_weight(p, w);
+	struct profile *n = profile_for_weight(p, w, stack_flags);
 	int err;
 
 	if (!n)

@@ -12,7 +12,9 @@
  *   wall                 cpu/nanoseconds, offcpu/nanoseconds, wall/nanoseconds
  *                        (default; their sum per sample)
  * Locations, functions, mappings, labels and metadata are kept, so file:line
- * and the syscall statistics survive.
+ * and the syscall statistics survive. A sample's stack is the one folded
+ * output shows: in the Python view (src/pyview.h) unless STACKS_FLAG_NATIVE
+ * is in @stack_flags; its unused locations stay in the file.
  */
 #ifndef LATPROF_EXPORT_PPROF_H
 #define LATPROF_EXPORT_PPROF_H
@@ -27,11 +29,14 @@
 
 /*
  * The profile described above as a new struct profile (free with
- * profile_free), or NULL with errno set.
+ * profile_free), or NULL with errno set. @w NULL: every column and every
+ * sample, as recorded, only the stacks in the view of @stack_flags.
  */
-struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w);
+struct profile *profile_for_weight(const struct profile *p, const struct profile_weight *w,
+				   unsigned int stack_flags);
 
-/* Write profile_for_weight(@p, @w) to @out as gzip'ed pprof. 0 or -errno. */
-int export_pprof(FILE *out, const struct profile *p, const struct profile_weight *w);
+/* Write profile_for_weight(@p, @w, @stack_flags) to @out as gzip'ed pprof. 0 or -errno. */
+int export_pprof(FILE *out, const struct profile *p, const struct profile_weight *w,
+		 unsigned int stack_flags);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "src/export_json.h"
 #include "src/hashmap.h"
+#include "src/pyview.h"
 #include "src/stacks.h"
 #include "src/util.h"
 
@@ -46,6 +47,7 @@ struct ss_group {
 struct ss {
 	const struct profile *p;
 	const struct profile_weight *w;
+	bool native;			/* STACKS_FLAG_NATIVE: no Python view */
 	struct strtab *strs;
 	struct stack_names names;
 	struct { struct ss_frame *items; size_t nr, alloc; } frames;
@@ -291,15 +293,18 @@ static int ss_add_sample(struct ss *s, const struct profile_sample *smp)
 {
 	int64_t v = profile_weight_of(s->w, smp);
 	struct ss_group *g;
+	struct pyview view;
 	size_t i;
 	int err;
 
 	if (v <= 0)
 		return 0;
 	s->stack.nr = 0;
+	pyview_find(&view, s->p, smp, s->native);
 	err = ss_group_of(s, smp, &g);
 	for (i = smp->nr_locs; !err && i-- > 0;)
-		err = ss_push_location(s, smp->locs[i]);
+		if (pyview_shows(&view, s->p, smp, i))
+			err = ss_push_location(s, smp->locs[i]);
 	if (!err)
 		err = ss_push_leaf(s, smp);
 	return err ? err : ss_group_add(s, g, v);
@@ -438,9 +443,11 @@ static void ss_write(FILE *out, struct ss *s)
 	fputs("]}\n", out);
 }
 
-int export_speedscope(FILE *out, const struct profile *p, const struct profile_weight *w)
+int export_speedscope(FILE *out, const struct profile *p, const struct profile_weight *w,
+		      unsigned int stack_flags)
 {
-	struct ss s = { .p = p, .w = w, .strs = strtab_new() };
+	struct ss s = { .p = p, .w = w, .native = stack_flags & STACKS_FLAG_NATIVE,
+			.strs = strtab_new() };
 	size_t i;
 	int err = s.strs ? 0 : -ENOMEM;
 

@@ -15,9 +15,12 @@
 #include "src/profile.h"
 
 /*
- * Write the samples of @p with a positive weight @w to @out. Each profile's
- * weights add up to what folded output gives its process. 0 or -errno.
+ * Write the samples of @p with a positive weight @w to @out, their stacks in
+ * the Python view (src/pyview.h) unless STACKS_FLAG_NATIVE is in
+ * @stack_flags. Each profile's weights add up to what folded output gives
+ * its process. 0 or -errno.
  */
-int export_speedscope(FILE *out, const struct profile *p, const struct profile_weight *w);
+int export_speedscope(FILE *out, const struct profile *p, const struct profile_weight *w,
+		      unsigned int stack_flags);
 
 #endif

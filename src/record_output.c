@@ -74,6 +74,9 @@ int record_output_check(struct record_output *o)
 		return err;
 	if (o->weight && o->format == EXPORT_FORMAT_PPROF)
 		pr_warn("--weight has no effect on a full profile (%s)", o->path);
+	if (o->stack_flags && o->format == EXPORT_FORMAT_PPROF)
+		pr_warn("--native has no effect on a full profile (%s): it keeps every frame",
+			o->path);
 	if (!export_format_has_weight(o->format) || o->format == EXPORT_FORMAT_PPROF)
 		return 0;
 	/* resolving the weight now names the --mode it needs, before recording */
@@ -122,5 +125,5 @@ int record_output_write(const struct record_output *o, const struct profile *p)
 		return err;
 	if (strncmp(w.name, output_weight(o), strcspn(output_weight(o), ":")))
 		pr_info("no CPU samples: %s weighted by %s", o->path, w.name);
-	return export_write_path(o->path, o->format, p, &w, 0);
+	return export_write_path(o->path, o->format, p, &w, o->stack_flags);
 }

@@ -3,7 +3,8 @@
  * What `record -o FILE` writes: the full profile (.pb.gz, .pb, .pprof or a
  * name without extension, and "-"), or the export format the extension
  * names (export_formats.h), weighted by --weight or by the first collector that has
- * values. Both checked before recording, so a bad -o or --weight costs
+ * values, its Python stacks in the Python view unless --native (the full
+ * profile always keeps the native stacks). Both checked before recording, so a bad -o or --weight costs
  * nothing; the file is written completely or not at all.
  */
 #ifndef LATPROF_RECORD_OUTPUT_H
@@ -17,6 +18,7 @@
 struct record_output {
 	const char *path;	/* -o */
 	const char *weight;	/* --weight, NULL: chosen (see record_output_write) */
+	unsigned int stack_flags;	/* --native: STACKS_FLAG_NATIVE (src/stacks.h) */
 	struct collector_modes modes;	/* the collectors that run */
 	int format;		/* enum export_format; set by record_output_check */
 };

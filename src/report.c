@@ -48,7 +48,7 @@ static struct func_stat *func_get(struct func_table *t, const char *name)
 }
 
 static int count_functions(const struct profile *p, const struct profile_weight *wt,
-			   struct strtab *names, struct func_table *t)
+			   unsigned int flags, struct strtab *names, struct func_table *t)
 {
 	struct stack_names st = { 0 };
 	struct func_stat *fs;
@@ -61,7 +61,8 @@ static int count_functions(const struct profile *p, const struct profile_weight 
 
 		if (w <= 0)
 			continue;
-		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | wt->stack_flags, names, &st);
+		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | flags | wt->stack_flags, names,
+				     &st);
 		for (j = 0; !err && j < st.nr; j++) {
 			fs = func_get(t, st.items[j]);
 			if (!fs) {
@@ -137,7 +138,7 @@ static int print_stacks(FILE *out, const struct report_opts *o, const struct pro
 	struct flame *f = flame_new();
 	const struct flame_stack *st, **order = NULL;
 	size_t i, j, n;
-	int err = f ? stacks_to_flame(p, w, STACKS_FLAG_PER_PID, f) : -ENOMEM;
+	int err = f ? stacks_to_flame(p, w, STACKS_FLAG_PER_PID | o->stack_flags, f) : -ENOMEM;
 
 	if (err)
 		goto out;
@@ -366,7 +367,7 @@ int report_profile(FILE *out, struct report_opts *o, const struct profile *p, co
 	if (!err)
 		err = report_io(out, o, p);
 	if (!err)
-		err = count_functions(p, &w, names, &t);
+		err = count_functions(p, &w, o->stack_flags, names, &t);
 	if (!err) {
 		print_functions(out, o, &t, total);
 		err = print_stacks(out, o, p, &w);

@@ -22,6 +22,7 @@ struct report_opts {
 	unsigned int stacks;
 	unsigned int slowest;	/* requests listed with their own breakdown */
 	bool color;		/* bold headings (escape sequences) */
+	unsigned int stack_flags;	/* enum stacks_flag: STACKS_FLAG_NATIVE or 0 */
 };
 
 /*

@@ -23,6 +23,7 @@
 
 #define SITE_FRAMES 4	/* innermost frames that name a call site */
 #define SITE_WIDTH 54	/* columns for them */
+#define SITE_LINES 3	/* lines for them, when a Python site needs more than one */
 
 static enum syscall_category category_of(const char *name)
 {
@@ -207,14 +208,21 @@ static int cmp_site(const void *a, const void *b)
 
 /*
  * "syscall:read\tmain;wait_on_pipe;read": the syscall, then the innermost
- * user frames of @st, as many of SITE_FRAMES as fit in SITE_WIDTH.
+ * user frames of @st, as many of SITE_FRAMES as fit in SITE_WIDTH. With
+ * @python, a stack with Python frames ends at the frame below its innermost
+ * one, the C function it called ("outer (s.py);inner (s.py);time_sleep"):
+ * the frames below that say how the C function reached the kernel, the
+ * Python ones which line of the program waited.
  */
-static void site_name(const struct stack_names *st, char *buf, size_t size)
+static void site_name(const struct stack_names *st, bool python, char *buf, size_t size)
 {
+	const char *sys = "syscall:?";
 	size_t n = st->nr, first, len = 0, i;
 
 	if (n && !strncmp(st->items[n - 1], "syscall:", 8))
-		n--;
+		sys = st->items[--n];
+	if (python && st->python_leaf && st->python_leaf < n)
+		n = st->python_leaf + 1;
 	first = n;
 	while (first > 0 && n - first < SITE_FRAMES &&
 	       len + strlen(st->items[first - 1]) + 1 <= SITE_WIDTH) {
@@ -223,7 +231,10 @@ static void site_name(const struct stack_names *st, char *buf, size_t size)
 	}
 	if (first == n && n)	/* one frame longer than the width: show it cut */
 		first--;
-	len = snprintf(buf, size, "%s\t", n < st->nr ? st->items[n] : "syscall:?");
+	/* the Python function is named even when the line is then cut */
+	if (python && st->python_leaf && first >= st->python_leaf)
+		first = st->python_leaf - 1;
+	len = snprintf(buf, size, "%s\t", sys);
 	for (i = first; i < n && len + 1 < size; i++)
 		len += snprintf(buf + len, size - len, "%s%s", i > first ? ";" : "", st->items[i]);
 }
@@ -246,8 +257,8 @@ static struct site *site_get(struct site_table *t, const char *name)
 	return &t->items[t->nr++];
 }
 
-static int collect_sites(const struct profile *p, int lat, int calls, struct strtab *names,
-			 struct site_table *t)
+static int collect_sites(const struct profile *p, int lat, int calls, unsigned int flags,
+			 struct strtab *names, struct site_table *t)
 {
 	struct stack_names st = { 0 };
 	char buf[512];
@@ -263,10 +274,10 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 		if (s->values[lat] <= 0)
 			continue;
 		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | STACKS_FLAG_SYSCALL_LEAF |
-				     STACKS_FLAG_PROGRAM_ONLY, names, &st);
+				     STACKS_FLAG_PROGRAM_ONLY | flags, names, &st);
 		if (err)
 			break;
-		site_name(&st, buf, sizeof(buf));
+		site_name(&st, !(flags & STACKS_FLAG_NATIVE), buf, sizeof(buf));
 		site = site_get(t, strtab_intern(names, buf));
 		if (!site || !site->name) {
 			err = -ENOMEM;
@@ -280,6 +291,31 @@ static int collect_sites(const struct profile *p, int lat, int calls, struct str
 	}
 	free(st.items);
 	return err;
+}
+
+/*
+ * The frames of a site, indented under its syscall, in lines of at most
+ * SITE_WIDTH broken after a ';' (a Python site may be longer than one: its
+ * innermost Python function and the C function it called are always named);
+ * a frame longer than a line goes on in the next. At most SITE_LINES lines.
+ */
+static void print_site_frames(FILE *out, const char *frames)
+{
+	size_t len = strlen(frames), n, lines = 0;
+	const char *semi;
+
+	do {
+		n = len;
+		if (n > SITE_WIDTH) {
+			/* the last ';' that fits, kept at the end of the line */
+			for (semi = frames + SITE_WIDTH - 1; semi > frames && *semi != ';'; semi--)
+				;
+			n = semi > frames ? (size_t)(semi - frames) + 1 : SITE_WIDTH;
+		}
+		fprintf(out, "  %24s%.*s\n", "", (int)n, frames);
+		frames += n;
+		len -= n;
+	} while (len && ++lines < SITE_LINES);
 }
 
 /* Print the sites [@from, @to) of @t, at most @top; returns their total time. */
@@ -299,8 +335,9 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 		report_fmt_ns(tot, sizeof(tot), t->items[i].total_ns);
 		report_fmt_ns(max, sizeof(max), t->items[i].max_ns);
 		len = strcspn(name, "\t");
-		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n  %24s%.*s\n", tot, t->items[i].calls,
-			max, (int)len, name, "", SITE_WIDTH, name[len] ? name + len + 1 : "");
+		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n", tot, t->items[i].calls, max,
+			(int)len, name);
+		print_site_frames(out, name[len] ? name + len + 1 : "");
 	}
 	if (to - from > top)
 		fprintf(out, "  ... %zu more sites, %.1f%% of the slow time in the top %u\n",
@@ -324,7 +361,7 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 	names = strtab_new();
 	if (!names)
 		return -ENOMEM;
-	err = collect_sites(p, lat, calls, names, &t);
+	err = collect_sites(p, lat, calls, o->stack_flags, names, &t);
 	if (err)
 		goto out;
 	report_fmt_heading(out, o->color, "Slow call sites",

@@ -22,6 +22,7 @@
 #include "src/pprof.h"
 #include "src/serve_parse.h"
 #include "src/session.h"
+#include "src/stacks.h"
 #include "src/stacks_svg.h"
 #include "src/util.h"
 
@@ -253,6 +254,7 @@ static struct profile *record_profile(struct serve_http *h, const struct serve_p
 static int render_profile(const struct serve_profile_req *r, const struct profile *p,
 			  struct http_reply *reply)
 {
+	unsigned int flags = r->native ? STACKS_FLAG_NATIVE : 0;
 	struct profile_weight w;
 	const char *wname = r->weight;
 	FILE *f = open_memstream(&reply->body, &reply->len);
@@ -266,11 +268,9 @@ static int render_profile(const struct serve_profile_req *r, const struct profil
 		wname = r->modes.cpu ? "cpu" : r->modes.syscall ? "latency" : "offcpu";
 	err = wname ? profile_weight_get(p, wname, &w) : 0;
 	if (!err && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
-		err = stacks_svg_write_profile(f, p, &w, 0);
-	else if (!err && wname)
-		err = export_pprof(f, p, &w);
-	else if (!err)
-		err = pprof_write(p, f);	/* every column: cpu and latency */
+		err = stacks_svg_write_profile(f, p, &w, flags);
+	else if (!err)	/* without a weight, every column: cpu and latency */
+		err = export_pprof(f, p, wname ? &w : NULL, flags);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (err)

@@ -105,7 +105,7 @@ int serve_query_parse(enum serve_endpoint ep, const struct serve_req_defaults *d
 		      serve_query_get_fn *get, void *ctx, struct serve_profile_req *r,
 		      char *why, size_t size)
 {
-	uint64_t hz = d->freq_hz;
+	uint64_t hz = d->freq_hz, native = 0;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -130,7 +130,10 @@ int serve_query_parse(enum serve_endpoint ep, const struct serve_req_defaults *d
 		err = parse_target(get, ctx, r, why, size);
 	if (!err && ep != SERVE_ENDPOINT_LATENCY)
 		err = parse_weight(get, ctx, r, why, size);
+	if (!err)
+		err = query_u64(get, ctx, "native", 0, 1, &native, why, size);
 	r->freq_hz = hz;
+	r->native = native;
 	return err;
 }
 

@@ -45,6 +45,7 @@ struct serve_profile_req {
 	unsigned int freq_hz;
 	uint64_t min_duration_us;
 	const char *weight;		/* NULL: the endpoint's default; borrowed from get */
+	bool native;			/* native=1: full native stacks, no Python view */
 	struct collector_modes modes;
 };
 
@@ -53,7 +54,7 @@ typedef const char *serve_query_get_fn(void *ctx, const char *key);
 
 /*
  * Fill @r for endpoint @ep from the defaults and the query parameters
- * seconds, hz, min_duration_us, pid, comm and weight, read through @get.
+ * seconds, hz, min_duration_us, pid, comm, weight and native, read through @get.
  * Returns 0, or -EINVAL with a one-line reason (no newline) in @why[@size].
  * Whether the pid exists is the caller's to check. Cannot fail otherwise.
  */

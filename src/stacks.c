@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/pyview.h"
+#include "src/syslib.h"
 #include "src/util.h"
 
 static const char *base_name(const char *path)
@@ -103,25 +105,10 @@ static int push_location(const struct profile *p, const struct profile_location 
 	return 0;
 }
 
-bool stacks_syslib(const char *file)
-{
-	static const char *const prefixes[] = {
-		"libc.so", "libc-", "libpthread", "libdl", "librt", "libm.so", "libm-",
-		"ld-linux", "ld-musl", "libc.musl", "[vdso]",
-	};
-	const char *b = file ? base_name(file) : "";
-	size_t i;
-
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (!strncmp(b, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
-}
-
-/* Is @m a system library's mapping (stacks_syslib)? */
+/* Is @m a system library's mapping (syslib_is)? */
 static bool mapping_syslib(const struct profile_mapping *m)
 {
-	return m && !profile_mapping_is_kernel(m) && stacks_syslib(m->file);
+	return m && !profile_mapping_is_kernel(m) && syslib_is(m->file);
 }
 
 /* Has sample @s a user frame outside the system libraries? */
@@ -143,19 +130,24 @@ int stack_names_of(const struct profile *p, const struct profile_sample *s, unsi
 		   struct strtab *names, struct stack_names *out)
 {
 	bool program = (flags & STACKS_FLAG_PROGRAM_ONLY) && has_program_frame(p, s);
+	struct pyview v;
 	size_t i;
 	int err;
 
 	out->nr = 0;
+	out->python_leaf = 0;
+	pyview_find(&v, p, s, flags & STACKS_FLAG_NATIVE);
 	err = push_process(s, flags, names, out);
 	for (i = s->nr_locs; !err && i-- > 0;) {
 		const struct profile_location *l = profile_location(p, s->locs[i]);
 		const struct profile_mapping *m = l ? profile_mapping(p, l->mapping_id) : NULL;
 
-		if (program && mapping_syslib(m))
+		if ((program && mapping_syslib(m)) || !pyview_shows(&v, p, s, i))
 			continue;
 		if (l)
 			err = push_location(p, l, flags, names, out);
+		if (v.has_python && i == v.inner)
+			out->python_leaf = out->nr;
 	}
 	if (!err && (flags & STACKS_FLAG_SYSCALL_LEAF)) {
 		const struct profile_label *sys = profile_sample_label(s, "syscall");

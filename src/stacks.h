@@ -7,7 +7,9 @@
  * memory) in "_[j]"; a frame without a symbol is "MODULE+0xOFFSET" or
  * "[unknown]". A Python frame is "FUNCTION (FILE)", py-spy's text without
  * the line, so that a function is one frame whatever line it runs; FILE is
- * the file's base name.
+ * the file's base name. A stack with Python frames is shown in the Python
+ * view (src/pyview.h: the interpreter's glue left out) unless
+ * STACKS_FLAG_NATIVE.
  */
 #ifndef LATPROF_STACKS_H
 #define LATPROF_STACKS_H
@@ -26,22 +28,16 @@ enum stacks_flag {
 	STACKS_FLAG_PY_LINES = 1 << 3,	/* Python frames "f (file.py:LINE)" with the
 					 * line running, not "f (file.py)" */
 	STACKS_FLAG_PROGRAM_ONLY = 1 << 4,	/* no frames of the C library and its
-						 * kin (stacks_syslib), unless the
+						 * kin (src/syslib.h), unless the
 						 * stack has no other user frame */
+	STACKS_FLAG_NATIVE = 1 << 5,	/* the full native stack: no Python view
+					 * (src/pyview.h) */
 };
-
-/*
- * Is @file (a mapping's path) the C library or one of the system libraries
- * a program reaches the kernel through: libc, libpthread, libdl, librt,
- * libm, the dynamic loader, musl, the vDSO? Their frames (syscall wrappers,
- * __futex_abstimed_wait_common, pthread_cond_wait, ...) say how a program
- * waited, not which of its functions did. Cannot fail.
- */
-bool stacks_syslib(const char *file);
 
 struct stack_names {
 	const char **items;	/* root first; interned in the caller's strtab */
 	size_t nr, alloc;
+	size_t python_leaf;	/* 1 + index in items of the innermost Python frame, 0: none */
 };
 
 /*

@@ -60,6 +60,35 @@ static int write_stdout(write_fn fn, void *arg)
 	return err;
 }
 
+/* Is @path something other than a regular file: a device, a FIFO? */
+static bool is_special(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/*
+ * Write into @path as it is: a device or a FIFO (-o /dev/null, -o
+ * /dev/stdout, a shell's >(...)) cannot be replaced by a temporary file
+ * renamed over it (as root, that made /dev/null a regular file), and it is
+ * never left half-written on disk either.
+ */
+static int write_special(const char *path, write_fn fn, void *arg)
+{
+	FILE *f = fopen(path, "we");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fn(f, arg);
+	if (fflush(f) && (!err || err == -EIO))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
 int write_file_atomic(const char *path, write_fn fn, void *arg)
 {
 	char *tmp = NULL;
@@ -68,6 +97,8 @@ int write_file_atomic(const char *path, write_fn fn, void *arg)
 
 	if (!strcmp(path, "-"))
 		return write_stdout(fn, arg);
+	if (is_special(path))
+		return write_special(path, fn, arg);
 	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
 		tmp = NULL;
 		err = -ENOMEM;
@@ -114,6 +145,8 @@ int output_check(const char *path)
 		return 0;
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return -EISDIR;
+	if (is_special(path))	/* written as it is (write_special) */
+		return access(path, W_OK) ? -errno : 0;
 	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
 		return -ENOMEM;
 	fd = mkstemp(tmp);

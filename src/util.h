@@ -71,15 +71,17 @@ typedef int (*write_fn)(FILE *f, void *arg);
  * the same directory, which is renamed to @path only if @fn, fflush and fclose
  * all succeeded. "-" writes to stdout. Returns 0, @fn's negative error, or
  * -errno; a write error @fn reports as -EIO comes back as the errno the flush
- * gives (-ENOSPC on a full disk). On failure no file is left behind.
+ * gives (-ENOSPC on a full disk). On failure no file is left behind. A
+ * @path that exists and is neither a regular file nor a directory (a device,
+ * a FIFO) is written as it is, never replaced.
  */
 int write_file_atomic(const char *path, write_fn fn, void *arg);
 
 /*
  * Can an output be written at @path? Creates and removes a temporary file next
  * to it, so a missing or read-only directory, a directory as @path, or a
- * pseudo filesystem is refused before any work is done. "-" is always fine.
- * 0 or -errno.
+ * pseudo filesystem is refused before any work is done. "-" is always fine;
+ * a device or a FIFO must be writable. 0 or -errno.
  */
 int output_check(const char *path);
 

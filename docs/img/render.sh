@@ -28,6 +28,9 @@ PROFILE=$work/serve.pb.gz PORT=18000 BACKEND_PORT=18001 \
 	examples/model_server/run.sh fastapi 100 4 >"$work/serve.out"
 ./latprof flamegraph "$work/serve.pb.gz" --weight latency -o "$img/model-latency.svg"
 ./latprof flamegraph "$work/serve.pb.gz" -o "$img/model-cpu.svg"
+# docs/python.md's "before": the same stacks with the interpreter's frames
+./latprof flamegraph "$work/serve.pb.gz" --native -o "$work/model-cpu-native.svg"
+node tests/browser/svg2png.mjs "$work/model-cpu-native.svg" "$img/model-cpu-native.png" 1200
 ./latprof timeline "$work/serve.pb.gz" -o "$img/model-serve-timeline.svg"
 model=$work/big.joblib
 /usr/bin/python3 examples/model_server/load_model.py --model "$model" --seconds 0 >/dev/null

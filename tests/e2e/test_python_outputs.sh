@@ -21,7 +21,10 @@
 #   - diff of the profile against itself names burn_a too;
 #   - serve -p PID: /debug/pprof/profile?seconds=2 pulled while the script
 #     runs, exported to folded by latprof, has >= 90% of the main thread's
-#     samples under run_main (py_names.py) (the whole run is run_main).
+#     samples under run_main (py_names.py) (the whole run is run_main);
+#     it is the Python view: no Py_BytesMain frame, where >= 90% of the main
+#     thread's samples of /debug/pprof/profile?native=1 have one (the
+#     interpreter's start-up frames are above every one of its stacks).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve_lib.sh"
 require_root_bpf
@@ -116,5 +119,18 @@ info "serve: $s_run of $s_all main-thread samples under run_main (py_names.py)"
 	folded_top "$WORKDIR/served.folded" "" 5 >&2
 	fail "serve's profile: $s_run of $s_all main-thread samples under run_main (py_names.py)"
 }
+# the served profile is the Python view (no Py_BytesMain above <module>, even
+# read back with --native); native=1 serves the full native stacks
+export_or_fail "$WORKDIR/served.pb.gz" "$WORKDIR/served.native.folded" --format folded --native
+curl -s --max-time 30 -o "$WORKDIR/native.pb.gz" \
+	"http://127.0.0.1:$port/debug/pprof/profile?seconds=1&hz=499&native=1" ||
+	{ diag_file "serve log" "$WORKDIR/serve.log"; fail "pulling native=1 failed"; }
+export_or_fail "$WORKDIR/native.pb.gz" "$WORKDIR/native.folded" --format folded --native
+v_main=$(folded_sum "$WORKDIR/served.native.folded" pymain Py_BytesMain)
+n_main=$(folded_sum "$WORKDIR/native.folded" pymain Py_BytesMain)
+n_all=$(folded_sum "$WORKDIR/native.folded" pymain)
+info "serve: Py_BytesMain in $v_main samples of the view, $n_main of $n_all with native=1"
+[ "${v_main:-0}" = 0 ] && [ "${n_all:-0}" -gt 0 ] && in_range "$(ratio "$n_main" "$n_all")" 0.90 1 ||
+	fail "serve: Py_BytesMain in $v_main samples of the view, $n_main of $n_all with native=1"
 kill "$SERVE_PID" "$pypid" 2>/dev/null
 pass "Python frames in speedscope, JSON, pprof, SVG, diff and serve's profiles"

@@ -27,7 +27,12 @@
 #   - >= 90% of the samples with a py::burn_a frame start at _start, have
 #     Py_BytesMain above the first py:: frame, and have exactly the py::
 #     frames py::<module>, py::main, py::outer, py::burn_a in that order up to
-#     burn_a's.
+#     burn_a's. These read the full native stack (export --native): the
+#     default Python view folds the trampolines and the start-up frames
+#     away, so there
+#   - >= 90% of the samples with a burn_a (py_perf.py) frame start
+#     COMM;<module>;main;outer;burn_a (the chain the script reads from its
+#     own frames, nothing between), and none has a py:: frame.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 SCRIPT=$(cd "$(dirname "$0")/../fixtures" && pwd)/py_perf.py
@@ -38,7 +43,9 @@ PY=$(ls -d "$pyenv_root"/versions/3.12*/bin/python3 2>/dev/null | sort -V | tail
 
 freq=499
 record_and_fold py --unwind dwarf -F $freq -- "$PY" -X perf "$SCRIPT" 2
-folded=$WORKDIR/py.folded
+view=$WORKDIR/py.folded
+folded=$WORKDIR/py.native.folded
+export_or_fail "$WORKDIR/py.pb.gz" "$folded" --format folded --native
 out=$WORKDIR/py.out
 pid=$(kv "$out" "py_perf " pid)
 if [ -z "$pid" ]; then
@@ -114,4 +121,32 @@ if [ "$with" -le 0 ] || ! in_range "$(ratio "$good" "$with")" 0.90 1; then
 	py_stats "$folded" 1 | sort -t"$(printf '\t')" -k1,1nr | head -n 5 | sed 's/^/  | /'
 	fail "only $good of $with samples with py::burn_a reach _start through py::<module>, py::main, py::outer (expected >= 0.90)"
 fi
-pass "$good of $with py::burn_a samples reach _start through the trampolines of <module>, main, outer"
+# the Python view: the program's chain alone
+read -r vwith vgood vtramp < <(awk -v comm="$comm" "$FOLDED_AWK"'
+	{
+		cnt = folded_parse()
+		if (!folded_is(comm))
+			next
+		burn = chain = tramp = 0
+		for (j = 2; j <= n; j++) {
+			if (f[j] == "burn_a (py_perf.py)")
+				burn = 1
+			if (substr(f[j], 1, 4) == "py::")
+				tramp = 1
+		}
+		if (!burn)
+			next
+		with += cnt
+		if (f[2] == "<module> (py_perf.py)" && f[3] == "main (py_perf.py)" &&
+		    f[4] == "outer (py_perf.py)" && f[5] == "burn_a (py_perf.py)")
+			good += cnt
+		if (tramp)
+			bad += cnt
+	}
+	END { print with + 0, good + 0, bad + 0 }' "$view")
+info "Python view: $vgood of $vwith samples with burn_a (py_perf.py) read <module>;main;outer;burn_a; $vtramp keep a py:: frame"
+if [ "$vwith" -le 0 ] || [ "$vtramp" != 0 ] || ! in_range "$(ratio "$vgood" "$vwith")" 0.90 1; then
+	folded_top "$view" "$comm" 5 | cut -c1-400
+	fail "the Python view: $vgood of $vwith burn_a samples with the chain alone, $vtramp with py:: frames"
+fi
+pass "$good of $with py::burn_a samples reach _start through the trampolines of <module>, main, outer; the Python view reads the chain alone"

@@ -91,7 +91,7 @@ static void test_pprof(void)
 	FILE *f;
 
 	CHECK(profile_weight_get(p, "latency", &w) == 0);
-	n = profile_for_weight(p, &w);
+	n = profile_for_weight(p, &w, 0);
 	CHECK(n && n->types.nr == 2 && n->samples.nr == 1);
 	CHECK_STR(n->types.items[0].type, PROFILE_TYPE_SYSCALLS);
 	CHECK_STR(n->default_type, PROFILE_TYPE_LATENCY);
@@ -100,7 +100,7 @@ static void test_pprof(void)
 	profile_free(n);
 	CHECK(profile_weight_get(p, "cpu", &w) == 0);
 	f = open_memstream(&buf, &len);
-	CHECK(export_pprof(f, p, &w) == 0);
+	CHECK(export_pprof(f, p, &w, 0) == 0);
 	fclose(f);
 	CHECK(pprof_read_mem(buf, len, &back, &why) == 0);
 	CHECK(back && back->samples.nr == 2 && back->types.nr == 2);
@@ -125,7 +125,7 @@ static void test_pprof_wall(void)
 	profile_add_sample(p, no_locs, 0, none, NULL, 0);
 	profile_add_sample(p, no_locs, 0, off, NULL, 0);
 	CHECK(profile_weight_get(p, "wall", &w) == 0);
-	n = profile_for_weight(p, &w);
+	n = profile_for_weight(p, &w, 0);
 	CHECK(n && n->types.nr == 3 && n->samples.nr == 2);
 	CHECK_STR(n->types.items[2].type, PROFILE_TYPE_WALL);
 	CHECK_STR(n->default_type, PROFILE_TYPE_WALL);

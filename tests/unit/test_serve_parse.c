@@ -44,6 +44,8 @@ static void test_query(void)
 	const char *junk[] = { "weight", "cpu\n", NULL };
 	const char *path[] = { "weight", "latency:path", NULL };
 	const char *bad_wait[] = { "weight", "latency:busy", NULL };
+	const char *native[] = { "native", "1", NULL };
+	const char *bad_native[] = { "native", "yes", NULL };
 	struct serve_profile_req r;
 	char why[192];
 
@@ -71,6 +73,11 @@ static void test_query(void)
 	CHECK(parse(SERVE_ENDPOINT_FLAMEGRAPH, path, &r, why, sizeof(why)) == 0);
 	CHECK_STR(r.weight, "latency:path");
 	CHECK(parse(SERVE_ENDPOINT_FLAMEGRAPH, bad_wait, &r, why, sizeof(why)) == -EINVAL);
+	/* native=1: the full native stacks, not the Python view (docs/python.md) */
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, none, &r, why, sizeof(why)) == 0 && !r.native);
+	CHECK(parse(SERVE_ENDPOINT_LATENCY, native, &r, why, sizeof(why)) == 0 && r.native);
+	CHECK(parse(SERVE_ENDPOINT_FLAMEGRAPH, bad_native, &r, why, sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "invalid native 'yes': want an integer in 0..1");
 	/* a short buffer truncates the reason, never overflows */
 	CHECK(parse(SERVE_ENDPOINT_PROFILE, bad_hz, &r, why, 8) == -EINVAL && strlen(why) == 7);
 }
