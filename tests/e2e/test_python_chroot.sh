@@ -24,7 +24,8 @@
 # Then -p on a python3.14 started in the root before latprof (as a process in
 # a running container is), and a copy of python3.14 named python3.14t, which
 # is refused as a free-threaded build: its C frames stay and the report says
-# why, as is a copy that says it is 3.16. The root is made once and cached (/var/cache/latprof/pyroot, or
+# why, as is a copy that says it is 3.16. And tests/fixtures/py_wait.py on the
+# three (see test_python_waits.sh). The root is made once and cached (/var/cache/latprof/pyroot, or
 # PYROOT_DIR): about a minute the first time; the test itself about 25 s.
 TEST_BUDGET_S=${TEST_BUDGET_S:-115}
 . "$(dirname "$0")/lib.sh"
@@ -67,11 +68,15 @@ for v in 3.13 3.14 3.15; do
 	sed "s/^/  /" "$WORKDIR/$name.check"
 	# in place of the eval loop's frame, not at the root: the loop runs from
 	# a _PyEval_EvalFrameDefault.cold that these stripped files do not name
-	main_all=$(folded_sum "$WORKDIR/$name.folded" pymain)
-	placed=$(folded_sum_chain "$WORKDIR/$name.folded" pymain "PyEval_EvalCode;<module> (py_names.py)")
+	# (the native frames: the default Python view folds the interpreter's away)
+	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.native.folded" --format folded \
+		--native
+	main_all=$(folded_sum "$WORKDIR/$name.native.folded" pymain)
+	placed=$(folded_sum_chain "$WORKDIR/$name.native.folded" pymain \
+		"PyEval_EvalCode;<module> (py_names.py)")
 	info "python$v: $placed of $main_all main thread samples have <module> right above PyEval_EvalCode"
 	in_range "$(ratio "$placed" "$main_all")" 0.95 1 || {
-		folded_top "$WORKDIR/$name.folded" pymain 5 >&2
+		folded_top "$WORKDIR/$name.native.folded" pymain 5 >&2
 		fail "python$v: Python frames not in place of the eval loop's frames"
 	}
 	ver=$(chroot "$root" python$v -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
@@ -81,6 +86,24 @@ for v in 3.13 3.14 3.15; do
 		fail "python$v: the report does not name Python $ver with offsets from debug_offsets"
 	}
 	info "$(grep " Python $ver " "$WORKDIR/$name.report" | tr -s ' ')"
+done
+
+# A program that only waits (tests/e2e/test_python_waits.sh, the same check):
+# every Python frame of its latency stacks named, each function's waits
+# under it, against the fixture's own clock.
+cp "$(dirname "$0")/../fixtures/py_wait.py" "$sub/"
+for v in 3.13 3.14 3.15; do
+	name=wait${v/./}
+	record_and_fold $name -- chroot "$root" python$v "/tmp/${sub##*/}/py_wait.py" 3 0.1
+	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.lat.folded" --format folded \
+		--weight latency
+	if ! /usr/bin/python3 "$(dirname "$0")/py_wait_check.py" "$WORKDIR/$name.lat.folded" \
+		"$WORKDIR/$name.out" >"$WORKDIR/$name.check"; then
+		diag_file "check" "$WORKDIR/$name.check"
+		folded_top "$WORKDIR/$name.lat.folded" "" 8 >&2
+		fail "python$v in a chroot: the waits of a program that only waits are not named"
+	fi
+	sed "s/^/  /" "$WORKDIR/$name.check"
 done
 
 # -p on an interpreter that was running in the root before latprof started:
