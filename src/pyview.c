@@ -69,6 +69,21 @@ static bool is_dispatch(const struct profile *p, const struct profile_location *
 	return l->nr_lines > 0;
 }
 
+/*
+ * A location the symbols did not name (a stripped interpreter's static
+ * functions: "python3.15+0x5b8a35"): below the innermost Python frame it
+ * can only be the interpreter passing the call on, or a function that
+ * stays anonymous to the reader anyway.
+ */
+static bool is_anonymous(const struct profile *p, const struct profile_location *l)
+{
+	const struct profile_function *f = l->nr_lines ?
+		profile_function(p, l->lines[l->nr_lines - 1].function_id) : NULL;
+
+	/* the symbolizer names what it cannot name MODULE+0xOFFSET */
+	return !l->nr_lines || !f || !f->name[0] || strstr(f->name, "+0x");
+}
+
 bool pyview_is_interpreter(const char *file)
 {
 	const char *b = file ? strrchr(file, '/') : NULL;
@@ -121,7 +136,7 @@ static bool is_glue(const struct profile *p, const struct profile_sample *s, siz
 	enum pyview_kind k = kind_of(p, l);
 
 	if (i < inner)		/* below the innermost Python frame */
-		return k == PYVIEW_KIND_INTERP && is_dispatch(p, l);
+		return k == PYVIEW_KIND_INTERP && (is_dispatch(p, l) || is_anonymous(p, l));
 	if (i < outer)		/* between Python frames */
 		return k == PYVIEW_KIND_INTERP;
 	return k == PYVIEW_KIND_INTERP || k == PYVIEW_KIND_SYSLIB;

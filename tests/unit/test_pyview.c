@@ -149,6 +149,13 @@ static const char *const perf_stack[] = {
 	"l:time_sleep", "c:clock_nanosleep", NULL,
 };
 
+/* A stripped interpreter (Debian testing's python3.15): its static functions unnamed. */
+static const char *const stripped_stack[] = {
+	"x:_start", "x:python3.12+0x2f4b0", "p:<module>@/tmp/w.py", "x:python3.12+0x1d2e40",
+	"p:nap@/tmp/w.py", "x:python3.12+0x5def1b", "x:python3.12+0x7c65dd",
+	"c:clock_nanosleep", NULL,
+};
+
 static struct fixture *fixture_new(void)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
@@ -259,6 +266,23 @@ static void check_view(void)
 	/* -X perf trampolines are the interpreter's */
 	CHECK_NAMES(fx, 4, STACKS_FLAG_SYSCALL_LEAF,
 		    "python3.12;<module> (s.py);inner (s.py);time_sleep;clock_nanosleep;"
+		    "syscall:clock_nanosleep");
+	fixture_free(fx);
+}
+
+/* Below the innermost Python frame, a stripped interpreter's unnamed frames go too. */
+static void check_stripped(void)
+{
+	struct fixture *fx = fixture_new();
+	size_t i = fx->p->samples.nr;
+
+	add_stack(fx, "python3.15", "clock_nanosleep", 100000000, stripped_stack);
+	CHECK_NAMES(fx, i, STACKS_FLAG_SYSCALL_LEAF,
+		    "python3.15;<module> (w.py);nap (w.py);clock_nanosleep;"
+		    "syscall:clock_nanosleep");
+	CHECK_NAMES(fx, i, STACKS_FLAG_NATIVE | STACKS_FLAG_SYSCALL_LEAF,
+		    "python3.15;_start;python3.12+0x2f4b0;<module> (w.py);python3.12+0x1d2e40;"
+		    "nap (w.py);python3.12+0x5def1b;python3.12+0x7c65dd;clock_nanosleep;"
 		    "syscall:clock_nanosleep");
 	fixture_free(fx);
 }
@@ -377,6 +401,7 @@ static void check_slow_sites(void)
 int main(void)
 {
 	check_view();
+	check_stripped();
 	check_interpreter_files();
 	check_exports();
 	check_slow_sites();
