@@ -36,6 +36,7 @@ static const struct pyfield pyfields[] = {
 	{ "_is", "tstate_head", F(interp_threads_head), V(8), V(10) },
 	{ "_is", "threads.head", F(interp_threads_head), V(11), V(13) },
 	{ "_ts", "next", F(tstate_next), V(8), V(13) },
+	{ "_ts", "interp", F(tstate_interp), V(8), V(13) },
 	{ "_ts", "thread_id", F(tstate_thread_id), V(8), V(13) },
 	{ "_ts", "native_thread_id", F(tstate_native_thread_id), V(11), V(13) },
 	{ "_ts", "frame", F(tstate_frame), V(8), V(10) },

@@ -89,6 +89,7 @@ int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t 
 	err |= put(&r.runtime_interp_head, d.runtime_state.interpreters_head);
 	err |= put(&r.interp_threads_head, d.interpreter_state.threads_head);
 	err |= put(&r.tstate_next, d.thread_state.next);
+	err |= put(&r.tstate_interp, d.thread_state.interp);
 	err |= put(&r.tstate_thread_id, d.thread_state.thread_id);
 	err |= put(&r.tstate_native_thread_id, d.thread_state.native_thread_id);
 	err |= put(&r.tstate_frame, d.thread_state.current_frame);
