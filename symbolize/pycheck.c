@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "symbolize/pycode.h"
@@ -40,7 +41,8 @@ struct check {
 	unsigned int bound;	/* thread states bound to a thread */
 	unsigned int frames;	/* frames whose code object was checked */
 	unsigned int codes;	/* code objects read in full */
-	unsigned int lines;	/* frames whose instruction is on a line of their code */
+	unsigned int lines;	/* frames past their first instruction, on a line of their code */
+	unsigned int files;	/* code objects whose co_filename looks like a file name */
 };
 
 static int rd(struct check *c, uint64_t addr, void *buf, size_t len)
@@ -78,7 +80,7 @@ static bool is_task(int pid, uint64_t tid)
 	return !access(path, F_OK);
 }
 
-/* The instruction of frame @f of code @code is on a line of that code. */
+/* The instruction of frame @f of code @code is past its start, on a line of that code. */
 static bool frame_on_line(struct check *c, uint64_t f, uint64_t code, const struct py_code *pc)
 {
 	uint64_t instr = 0;
@@ -88,10 +90,25 @@ static bool frame_on_line(struct check *c, uint64_t f, uint64_t code, const stru
 	if (rd(c, f + c->o->frame_instr, &instr, c->mm <= MM(10) ? 4 : 8))
 		return false;
 	off = py_code_offset(c->o, code, instr);
-	if (off < 0)
+	/* a wrong offset often reads a small int (f_iblock): 0 proves nothing */
+	if (off <= 0)
 		return false;
 	line = py_code_line(pc, c->o->version, off);
 	return line && line >= pc->firstlineno;
+}
+
+/*
+ * A file name as co_filename has them, not a function name read from the
+ * wrong member: "app.py", "/usr/lib/python3.11/threading.py", "<string>",
+ * "<frozen importlib._bootstrap>". co_name is an identifier or "<module>",
+ * "<lambda>", "<listcomp>"...
+ */
+static bool looks_like_file(const char *s)
+{
+	size_t len = strlen(s);
+
+	return strchr(s, '/') || (len > 3 && !strcmp(s + len - 3, ".py")) ||
+	       !strcmp(s, "<string>") || !strcmp(s, "<stdin>") || !strncmp(s, "<frozen ", 8);
 }
 
 /* The code object of frame @f: its type, and in full for the first ones. */
@@ -114,6 +131,7 @@ static int check_code(struct check *c, uint64_t f, uint64_t code)
 				" where the layout puts them", code);
 	c->codes++;
 	c->lines += frame_on_line(c, f, code, &pc);
+	c->files += looks_like_file(pc.filename);
 	py_code_release(&pc);
 	return 0;
 }
@@ -165,7 +183,7 @@ static int check_frames(struct check *c, uint64_t ts)
 /* One thread state of the list: its interpreter, its thread, its frames. */
 static int check_thread(struct check *c, uint64_t interp, uint64_t ts, unsigned int nr)
 {
-	uint64_t back = 0, pthread = 0, self = 0, tid = 0;
+	uint64_t back = 0, pthread = 0, self = 0, tid = 0, cframe = 0;
 
 	if (rd_u64(c, ts + c->o->tstate_interp, &back) || back != interp)
 		return mismatch(c, "thread state 0x%" PRIx64 " belongs to interpreter 0x%" PRIx64
@@ -182,14 +200,33 @@ static int check_thread(struct check *c, uint64_t interp, uint64_t ts, unsigned 
 		if (rd(c, ts + c->o->tstate_native_thread_id, &tid, sizeof(unsigned long)))
 			return mismatch(c, "thread state 0x%" PRIx64 ": native_thread_id unreadable",
 					ts);
+		/* both are set when the thread binds its state */
 		if (!tid)
-			return 0;
+			return mismatch(c, "thread state 0x%" PRIx64 ": thread_id 0x%" PRIx64
+					" but no native_thread_id", ts, pthread);
 		if (!is_task(c->pid, tid))
 			return mismatch(c, "thread state 0x%" PRIx64 ": native_thread_id %" PRIu64
 					" is no thread of the process", ts, tid);
 	}
+	/* 3.11 and 3.12 point a bound thread state at its root _PyCFrame at least */
+	if ((c->mm == MM(11) || c->mm == MM(12)) &&
+	    (rd_u64(c, ts + c->o->tstate_cframe, &cframe) || !cframe))
+		return mismatch(c, "thread state 0x%" PRIx64 ": no cframe", ts);
 	c->bound++;
 	return nr < CHECK_FRAME_THREADS ? check_frames(c, ts) : 0;
+}
+
+/*
+ * Whether Py_Initialize has finished (the main thread state exists by then,
+ * and Py_Finalize clears the flag before it deletes thread states); false
+ * when the layout does not say where the flag is (_Py_DebugOffsets).
+ */
+static bool runtime_initialized(struct check *c)
+{
+	int32_t v = 0;
+
+	return c->o->runtime_initialized >= 0 &&
+	       !rd(c, c->in->runtime + c->o->runtime_initialized, &v, sizeof(v)) && v == 1;
 }
 
 static int check_once(struct check *c)
@@ -198,13 +235,16 @@ static int check_once(struct check *c)
 	unsigned int nr = 0;
 	int err = 0;
 
-	c->bound = c->frames = c->codes = c->lines = 0;
+	c->bound = c->frames = c->codes = c->lines = c->files = 0;
 	if (rd_u64(c, c->in->runtime + c->o->runtime_interp_head, &interp))
 		return mismatch(c, "_PyRuntime unreadable");
 	if (!interp)
-		return -EAGAIN;		/* not initialised yet */
+		return runtime_initialized(c) ? mismatch(c, "initialized, but no interpreter") :
+						-EAGAIN;
 	if (rd_u64(c, interp + c->o->interp_threads_head, &ts))
 		return mismatch(c, "interpreters.head 0x%" PRIx64 " unreadable", interp);
+	if (!ts && runtime_initialized(c))
+		return mismatch(c, "interpreter 0x%" PRIx64 " has no thread state", interp);
 	for (; !err && ts && nr < CHECK_MAX_THREADS; nr++) {
 		err = check_thread(c, interp, ts, nr);
 		if (!err && rd_u64(c, ts + c->o->tstate_next, &ts))
@@ -216,8 +256,12 @@ static int check_once(struct check *c)
 		return mismatch(c, "more than %d thread states", CHECK_MAX_THREADS);
 	if (!c->bound || !c->frames)
 		return -EAGAIN;		/* no thread running Python code yet */
-	if (!c->lines)
-		return mismatch(c, "no frame's instruction is on a line of its code");
+	/* all but a frame that has just started are past their first instruction */
+	if (c->lines * 2 <= c->codes)
+		return mismatch(c, "%u of %u frames' instructions are on a line of their code",
+				c->lines, c->codes);
+	if (!c->files)
+		return mismatch(c, "no code object's co_filename looks like a file name");
 	return 0;
 }
 

@@ -24,9 +24,10 @@
  *     word of a thread's control block points to itself) and, from 3.11,
  *     its native_thread_id is a thread of /proc/PID/task;
  *   - the frames of up to 8 threads, 64 each, hold code objects (ob_type is
- *     PyCode_Type) whose names, files and line tables read as such, with the
- *     instruction of at least one frame in its code, on a line of it, and
- *     a sane is_entry (3.11) or owner (3.12+).
+ *     PyCode_Type) whose names, files and line tables read as such,  and a file
+ *     name that looks like one, with the instructions of most frames in
+ *     their code, on a line of it, and a sane is_entry (3.11) or owner
+ *     (3.12+).
  * The process runs meanwhile, so a check that fails is tried twice more
  * before it counts. Returns 0 (the layout is the process's), -EAGAIN (too
  * early to tell: no interpreter, thread or frame yet; ask again later),

@@ -33,6 +33,7 @@ struct pyfield {
 static const struct pyfield pyfields[] = {
 	{ "_object", "ob_type", F(object_type), V(8), V(13) },
 	{ "pyruntimestate", "interpreters.head", F(runtime_interp_head), V(8), V(13) },
+	{ "pyruntimestate", "initialized", F(runtime_initialized), V(8), V(13) },
 	{ "_is", "tstate_head", F(interp_threads_head), V(8), V(10) },
 	{ "_is", "threads.head", F(interp_threads_head), V(11), V(13) },
 	{ "_ts", "next", F(tstate_next), V(8), V(13) },

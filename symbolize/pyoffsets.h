@@ -50,6 +50,8 @@ struct py_offsets {
 	int32_t object_type;
 	/* _PyRuntimeState.interpreters.head: the main interpreter */
 	int32_t runtime_interp_head;
+	/* _PyRuntimeState.initialized (int): Py_Initialize has finished */
+	int32_t runtime_initialized;
 	/* PyInterpreterState.threads.head (3.12+) or .tstate_head (<= 3.11) */
 	int32_t interp_threads_head;
 	/* PyThreadState */

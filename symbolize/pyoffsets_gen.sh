@@ -86,6 +86,7 @@ int main(void)
 	printf("%d %d %d", PY_MAJOR_VERSION, PY_MINOR_VERSION, PY_MICRO_VERSION);
 	O(PyObject, ob_type);
 	O(_PyRuntimeState, interpreters.head);
+	O(_PyRuntimeState, initialized);
 	O(PyInterpreterState, $interp_head);
 	O(PyThreadState, next);
 	O(PyThreadState, interp);
@@ -151,7 +152,7 @@ int main(void)
 EOF
 }
 
-fields='object_type runtime_interp_head interp_threads_head tstate_next tstate_interp
+fields='object_type runtime_interp_head runtime_initialized interp_threads_head tstate_next tstate_interp
 	tstate_thread_id
 	tstate_native_thread_id tstate_frame tstate_cframe cframe_current_frame
 	frame_back frame_code frame_instr frame_is_entry frame_owner code_name

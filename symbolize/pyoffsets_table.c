@@ -25,7 +25,8 @@ static const struct {
 	const char *name;
 	size_t off;
 } pyoffsets_fields[] = {
-	F(object_type), F(runtime_interp_head), F(interp_threads_head), F(tstate_next),
+	F(object_type), F(runtime_interp_head), F(runtime_initialized),
+	F(interp_threads_head), F(tstate_next),
 	F(tstate_interp), F(tstate_thread_id), F(tstate_native_thread_id), F(tstate_frame),
 	F(tstate_cframe), F(cframe_current_frame), F(frame_back), F(frame_code), F(frame_instr),
 	F(frame_is_entry), F(frame_owner), F(code_name), F(code_qualname), F(code_filename),
