@@ -588,10 +588,38 @@ static int prepare_file(struct py_finder *f, const char *path, struct py_file *p
 }
 
 /*
+ * @needed in the first directory of the ':'-separated @dirs (NULL: none;
+ * "$ORIGIN" is the directory of the executable at @path) that has it, into
+ * @out. False when none has it.
+ */
+static bool find_in_dirs(const char *dirs, const char *path, const char *needed, char *out,
+			 size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	while (dirs && *dirs) {
+		size_t len = strcspn(dirs, ":");
+
+		if (!strncmp(dirs, "$ORIGIN", 7) && slash)
+			snprintf(out, size, "%.*s%.*s/%s", (int)(slash - path), path, (int)len - 7,
+				 dirs + 7, needed);
+		else
+			snprintf(out, size, "%.*s/%s", (int)len, dirs, needed);
+		if (len && !access(out, R_OK))
+			return true;
+		dirs += len + (dirs[len] == ':');
+	}
+	return false;
+}
+
+/*
  * The libpython that the executable @elf at @path needs, found the way the
- * dynamic loader would for an executable run with a clean environment: its
- * DT_RUNPATH or DT_RPATH ($ORIGIN expanded), then the system's library
- * directories. Into @out; false when it needs none or none is found.
+ * dynamic loader will for the command latprof starts with its own
+ * environment: DT_RPATH (when there is no DT_RUNPATH), LD_LIBRARY_PATH
+ * (a stripped or patched libpython run that way is the one to read ahead,
+ * not the one the executable names), DT_RUNPATH ($ORIGIN expanded), then
+ * the system's library directories. Into @out; false when it needs none or
+ * none is found.
  */
 static bool needed_libpython(Elf *elf, const char *path, char *out, size_t size)
 {
@@ -600,6 +628,7 @@ static bool needed_libpython(Elf *elf, const char *path, char *out, size_t size)
 		"/lib",
 	};
 	const char *needed = NULL, *runpath = NULL;
+	bool rpath = false;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
@@ -619,27 +648,20 @@ static bool needed_libpython(Elf *elf, const char *path, char *out, size_t size)
 			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 			if (!s)
 				continue;
-			if (dyn.d_tag == DT_NEEDED && !strncmp(s, "libpython", 9))
+			if (dyn.d_tag == DT_NEEDED && !strncmp(s, "libpython", 9)) {
 				needed = s;
-			else if (dyn.d_tag != DT_NEEDED && (!runpath || dyn.d_tag == DT_RUNPATH))
+			} else if (dyn.d_tag != DT_NEEDED && (!runpath || dyn.d_tag == DT_RUNPATH)) {
 				runpath = s;
+				rpath = dyn.d_tag == DT_RPATH;
+			}
 		}
 	}
 	if (!needed || strchr(needed, '/'))
 		return false;
-	while (runpath && *runpath) {
-		size_t len = strcspn(runpath, ":");
-		const char *slash = strrchr(path, '/');
-
-		if (!strncmp(runpath, "$ORIGIN", 7) && slash)
-			snprintf(out, size, "%.*s%.*s/%s", (int)(slash - path), path, (int)len - 7,
-				 runpath + 7, needed);
-		else
-			snprintf(out, size, "%.*s/%s", (int)len, runpath, needed);
-		if (!access(out, R_OK))
-			return true;
-		runpath += len + (runpath[len] == ':');
-	}
+	if ((rpath && find_in_dirs(runpath, path, needed, out, size)) ||
+	    find_in_dirs(getenv("LD_LIBRARY_PATH"), path, needed, out, size) ||
+	    (!rpath && find_in_dirs(runpath, path, needed, out, size)))
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++) {
 		snprintf(out, size, "%s/%s", system_dirs[i], needed);
 		if (!access(out, R_OK))
