@@ -265,6 +265,34 @@ static int check_once(struct check *c)
 	return 0;
 }
 
+/*
+ * Whether @addr of @pid lies in a writable mapping, as _PyRuntime does once
+ * the loader has mapped libpython's data segment: until then it lies in the
+ * loader's first, read-only mapping of the whole file, and reads as
+ * whatever bytes of the file are there.
+ */
+static bool in_writable_map(int pid, uint64_t addr)
+{
+	char path[32], line[512], perms[8];
+	uint64_t start, end;
+	bool writable = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &start, &end, perms) != 3 ||
+		    addr < start || addr >= end)
+			continue;
+		writable = perms[1] == 'w';
+		break;
+	}
+	fclose(f);
+	return writable;
+}
+
 int pycheck_layout(const struct py_interp *in, int pid, char *why, size_t size)
 {
 	struct check c = {
@@ -274,11 +302,21 @@ int pycheck_layout(const struct py_interp *in, int pid, char *why, size_t size)
 	int err = -EINVAL, i;
 
 	c.flag = c.mm == MM(11) ? in->off.frame_is_entry : in->off.frame_owner;
+	if (!in_writable_map(pid, in->runtime))
+		return -EAGAIN;
 	if (!in->types.code) {
 		snprintf(why, size, "no PyCode_Type symbol to check it with");
 		return -EINVAL;
 	}
 	for (i = 0; i < CHECK_ATTEMPTS && err == -EINVAL; i++)
 		err = check_once(&c);
+	/*
+	 * Right after the exec the loader may still be mapping libpython's
+	 * segments over its first, contiguous mapping of the file, and
+	 * _PyRuntime reads as whatever bytes lie there: a mismatch counts
+	 * once Py_Initialize has finished.
+	 */
+	if (err == -EINVAL && !runtime_initialized(&c))
+		err = -EAGAIN;
 	return err;
 }

@@ -29,7 +29,8 @@
  *     their code, on a line of it, and a sane is_entry (3.11) or owner
  *     (3.12+).
  * The process runs meanwhile, so a check that fails is tried twice more
- * before it counts. Returns 0 (the layout is the process's), -EAGAIN (too
+ * before it counts, and counts only once _PyRuntime says Py_Initialize has
+ * finished (before, libpython may not even be fully mapped yet). Returns 0 (the layout is the process's), -EAGAIN (too
  * early to tell: no interpreter, thread or frame yet; ask again later),
  * -EINVAL (it is not: @why, @size bytes, says what did not match), or the
  * -errno of a read of the process (-ESRCH: gone).
