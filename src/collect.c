@@ -189,6 +189,24 @@ static void python_forget(struct collect *c, pid_t pid)
 		bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key);
 }
 
+/*
+ * @pid exec'ed into image @gen: forget the old interpreter, but not the new
+ * image's if it is already known. The events and the stacks come through
+ * two rings drained in either order, so samples of the new image can be
+ * handled, and its libpython found (read ahead, it is found at once), before
+ * this event: deleting that entry would leave the process unwalked.
+ */
+static void python_exec(struct collect *c, pid_t pid, uint32_t gen)
+{
+	struct lp_py_proc pp;
+	uint32_t key = pid;
+
+	python_forget(c, pid);
+	if (c->py && pystacks_known(c->py, pid, gen, &pp) &&
+	    bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
+		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct collect *c = ctx;
@@ -213,7 +231,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (img && !img->comm[0])
 			memcpy(img->comm, e->comm, LP_COMM_LEN);
 		if (e->type == LP_EVENT_EXEC)
-			python_forget(c, e->pid);
+			python_exec(c, e->pid, e->gen);
 		python_probe(c, e->pid, e->gen, false);
 		if (e->type == LP_EVENT_NEW)
 			tree_new(c, e);

@@ -225,6 +225,13 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 	return 1;
 }
 
+int pystacks_known(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out)
+{
+	struct pyproc *pp = pyproc_get(ps, pid, gen, false);
+
+	return pp && pp->interp.status == PY_STATUS_OK && bpf_view(&pp->interp, out);
+}
+
 void pystacks_prepare(struct pystacks *ps, const char *path)
 {
 	int err = py_finder_prepare(ps->finder, path);

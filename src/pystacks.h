@@ -56,6 +56,12 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		   struct lp_py_proc *out);
 
 /*
+ * 1 and @out filled when image (@pid, @gen) was already found walkable
+ * (what pystacks_probe returned 1 for), else 0. Cannot fail.
+ */
+int pystacks_known(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out);
+
+/*
  * Read the interpreter file @path before a command runs it (its DWARF can
  * take 0.2 s to read), so its first frames are walked. Best effort.
  */
