@@ -39,7 +39,7 @@ root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
 one_python()
 {
 	local name=$1 py=$2 libdir=$3 source=$4 ver file line
-	LD_LIBRARY_PATH=$libdir record_and_fold "$name" -F 499 --mode cpu,syscall -- \
+	LD_LIBRARY_PATH=$libdir record_and_fold "$name" -v -F 499 --mode cpu,syscall -- \
 		"$py" "$SCRIPT" mix 2
 	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.lat.folded" --format folded \
 		--weight latency
@@ -65,6 +65,7 @@ one_python()
 		fail "$name: Python frames wrong"
 	fi
 	info "$name: ${line#"${line%%Python*}"}"
+	grep -m1 -A1 " Python [0-9]" "$WORKDIR/$name.report" | tail -n 1 | sed 's/^ */    /'
 	sed "s/^/    /" "$WORKDIR/$name.check"
 	NR_OK=$((NR_OK + 1))
 }
