@@ -6,7 +6,8 @@
  * must be, never used to size a read. The process is not stopped: a
  * thread state freed or a frame popped under the reads can make one
  * attempt fail, which is why a failure is only believed when three
- * attempts in a row fail.
+ * attempts in a row fail, and only once the interpreter is up: right after
+ * the exec, libpython's segments may still be being mapped.
  */
 #include "symbolize/pycheck.h"
 
@@ -41,7 +42,7 @@ struct check {
 	unsigned int bound;	/* thread states bound to a thread */
 	unsigned int frames;	/* frames whose code object was checked */
 	unsigned int codes;	/* code objects read in full */
-	unsigned int lines;	/* frames past their first instruction, on a line of their code */
+	unsigned int lines;	/* frames past their first instruction, on a line */
 	unsigned int files;	/* code objects whose co_filename looks like a file name */
 };
 
@@ -198,8 +199,8 @@ static int check_thread(struct check *c, uint64_t interp, uint64_t ts, unsigned 
 				" is not a thread pointer", ts, pthread);
 	if (c->o->tstate_native_thread_id >= 0) {
 		if (rd(c, ts + c->o->tstate_native_thread_id, &tid, sizeof(unsigned long)))
-			return mismatch(c, "thread state 0x%" PRIx64 ": native_thread_id unreadable",
-					ts);
+			return mismatch(c, "thread state 0x%" PRIx64
+					": native_thread_id unreadable", ts);
 		/* both are set when the thread binds its state */
 		if (!tid)
 			return mismatch(c, "thread state 0x%" PRIx64 ": thread_id 0x%" PRIx64

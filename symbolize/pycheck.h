@@ -24,14 +24,15 @@
  *     word of a thread's control block points to itself) and, from 3.11,
  *     its native_thread_id is a thread of /proc/PID/task;
  *   - the frames of up to 8 threads, 64 each, hold code objects (ob_type is
- *     PyCode_Type) whose names, files and line tables read as such,  and a file
- *     name that looks like one, with the instructions of most frames in
- *     their code, on a line of it, and a sane is_entry (3.11) or owner
- *     (3.12+).
+ *     PyCode_Type) whose names, files and line tables read as such, a file
+ *     name that looks like one, the instructions of most frames on a line
+ *     of their code, and a sane is_entry (3.11) or owner (3.12+).
  * The process runs meanwhile, so a check that fails is tried twice more
- * before it counts, and counts only once _PyRuntime says Py_Initialize has
- * finished (before, libpython may not even be fully mapped yet). Returns 0 (the layout is the process's), -EAGAIN (too
- * early to tell: no interpreter, thread or frame yet; ask again later),
+ * before it counts, and counts only once _PyRuntime is mapped writable and
+ * says Py_Initialize has finished (before, libpython may not even be fully
+ * mapped yet). Returns 0 (the layout is the process's), -EAGAIN (too
+ * early to tell: not mapped or initialised yet, no thread or frame yet;
+ * ask again later),
  * -EINVAL (it is not: @why, @size bytes, says what did not match), or the
  * -errno of a read of the process (-ESRCH: gone).
  */
