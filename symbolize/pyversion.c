@@ -5,7 +5,10 @@
  * .dynsym even of a stripped build, and its body is a handful of
  * instructions: PyOS_snprintf(version, 250, "%.80s (%.80s) %.80s",
  * PY_VERSION, Py_GetBuildInfo(), Py_GetCompiler()). Every RIP-relative lea
- * in it is followed and the one whose target reads as a version is taken.
+ * in it (and mov of an immediate: the address, in non-PIE code) is followed
+ * and the one whose target reads as a version is taken. The byte scan may
+ * start inside an instruction, but a target counts only if it reads as a
+ * version string of the file's minor version, which stray bytes do not.
  */
 #include "symbolize/pyversion.h"
 
@@ -65,19 +68,27 @@ uint32_t pyversion_from_getversion(py_read_fn read, void *arg, uint64_t func, ui
 
 	if (!func || size < 7 || size > sizeof(code) || read(arg, func, code, size))
 		return 0;
-	for (i = 0; i + 7 <= size; i++) {
+	for (i = 0; i + 5 <= size; i++) {
 		char s[VERSION_MAX_LEN];
+		uint64_t target;
 		uint32_t v;
 		int32_t disp;
 
-		/* lea disp32(%rip), %r64: REX.W (R any), 8d, mod 00 r/m 101 */
-		if ((code[i] & 0xfb) != 0x48 || code[i + 1] != 0x8d || (code[i + 2] & 0xc7) != 0x05)
+		if (i + 7 <= size && (code[i] & 0xfb) == 0x48 && code[i + 1] == 0x8d &&
+		    (code[i + 2] & 0xc7) == 0x05) {
+			/* lea disp32(%rip), %r64: REX.W (R any), 8d, mod 00 r/m 101 */
+			memcpy(&disp, code + i + 3, sizeof(disp));
+			target = func + i + 7 + (int64_t)disp;
+		} else if ((code[i] & 0xf8) == 0xb8) {
+			/* mov $imm32, %r32: the address itself, in a non-PIE executable */
+			memcpy(&disp, code + i + 1, sizeof(disp));
+			target = (uint32_t)disp;
+		} else {
 			continue;
-		memcpy(&disp, code + i + 3, sizeof(disp));
+		}
 		memset(s, 0, sizeof(s));
 		/* a string near the end of its segment: read what can be read */
-		if (read(arg, func + i + 7 + (int64_t)disp, s, sizeof(s) - 1) &&
-		    read(arg, func + i + 7 + (int64_t)disp, s, 8))
+		if (read(arg, target, s, sizeof(s) - 1) && read(arg, target, s, 8))
 			continue;
 		v = pyversion_parse(s, strnlen(s, sizeof(s)));
 		if (!v || (mm && PY_MM(v) != mm))

@@ -28,9 +28,9 @@ uint32_t pyversion_parse(const char *s, size_t len);
 /*
  * PY_VERSION_HEX of the interpreter whose Py_GetVersion is @size bytes of
  * x86-64 code at @func (virtual addresses of the file, read through @read):
- * the string one of its RIP-relative lea instructions loads that parses as
- * a version of major.minor @mm (PY_MM of a version; 0: any 3.x). 0 when
- * none does, or two disagree.
+ * the string one of its RIP-relative lea instructions (or, non-PIE, a mov of
+ * an immediate address) loads that parses as a version of major.minor @mm
+ * (PY_MM of a version; 0: any 3.x). 0 when none does, or two disagree.
  */
 uint32_t pyversion_from_getversion(py_read_fn read, void *arg, uint64_t func, uint64_t size,
 				   uint32_t mm);

@@ -330,6 +330,53 @@ static void check_lookup(void)
 	CHECK_STR(pyoffsets_diff(&a, &b), "unicode_compact_size");
 }
 
+/* A fake memory: code at 0x1000, strings at 0x2000. */
+struct fake_mem {
+	uint8_t code[32];
+	char data[64];
+};
+
+static int read_fake(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_mem *m = arg;
+
+	if (addr >= 0x1000 && addr + len <= 0x1000 + sizeof(m->code))
+		memcpy(buf, m->code + (addr - 0x1000), len);
+	else if (addr >= 0x2000 && addr + len <= 0x2000 + sizeof(m->data))
+		memcpy(buf, m->data + (addr - 0x2000), len);
+	else
+		return -EFAULT;
+	return 0;
+}
+
+/* Py_GetVersion bodies as gcc emits them, PIC (lea) and non-PIE (mov $imm). */
+static void check_getversion_synthetic(void)
+{
+	/* push %rbx; lea 0xff8(%rip),%rcx (at 0x1001: 0x1008 + 0xff8 = 0x2000); ret */
+	struct fake_mem pic = {
+		.code = { 0x53, 0x48, 0x8d, 0x0d, 0xf8, 0x0f, 0x00, 0x00, 0xc3 },
+		.data = "3.9.7\0%.80s (%.80s) %.80s",
+	};
+	/* mov $0x2000,%ecx; mov $0x2007,%edx; ret */
+	struct fake_mem nopie = {
+		.code = { 0xb9, 0x00, 0x20, 0x00, 0x00, 0xba, 0x07, 0x20, 0x00, 0x00, 0xc3 },
+		.data = "3.10.4\0%.80s (%.80s) %.80s",
+	};
+
+	CHECK(pyversion_from_getversion(read_fake, &pic, 0x1000, 9, PY_VERSION_OF(3, 9, 0)) ==
+	      (PY_VERSION_OF(3, 9, 7) | 0xf0));
+	CHECK(!pyversion_from_getversion(read_fake, &pic, 0x1000, 9, PY_VERSION_OF(3, 8, 0)));
+	CHECK(pyversion_from_getversion(read_fake, &nopie, 0x1000, 11, 0) ==
+	      (PY_VERSION_OF(3, 10, 4) | 0xf0));
+	/* two strings that disagree: no answer */
+	memcpy(nopie.data + 7, "3.10.5", 7);
+	CHECK(!pyversion_from_getversion(read_fake, &nopie, 0x1000, 11, 0));
+	/* no function, or one too short or too long */
+	CHECK(!pyversion_from_getversion(read_fake, &pic, 0, 9, 0));
+	CHECK(!pyversion_from_getversion(read_fake, &pic, 0x1000, 4, 0));
+	CHECK(!pyversion_from_getversion(read_fake, &pic, 0x1000, 4096, 0));
+}
+
 /* PY_VERSION strings, and Py_GetVersion's in pyenv's 3.8-3.13 libpython. */
 static void check_pyversion(void)
 {
@@ -349,6 +396,7 @@ static void check_pyversion(void)
 	CHECK(!pyversion_parse("3.10.1234", 9));
 	CHECK(!pyversion_parse("3.8.0rx1", 8));
 	CHECK(!pyversion_parse("%.80s (%.80s) %.80s", 19));
+	check_getversion_synthetic();
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		unsigned int major = 0, minor = 0, micro = 0;
 		struct file_image img;
