@@ -28,6 +28,7 @@ TEST_BUDGET_S=${TEST_BUDGET_S:-120}
 require_root_bpf
 require_tools
 require_cmd strip binutils "stripping a copy of libpython"
+require_cmd unshare util-linux "hiding python3.11-dbg in a mount namespace"
 SCRIPT=$(cd "$(dirname "$0")/../fixtures" && pwd)/py_names.py
 CHECK="/usr/bin/python3 $(dirname "$0")/py_frames_check.py"
 root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
