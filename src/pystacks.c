@@ -556,7 +556,7 @@ int pystacks_store(const struct pystacks *ps, struct profile *p)
 				snprintf(micro, sizeof(micro), ".%u", PY_MICRO(in->version));
 			snprintf(val, sizeof(val), "%u.%u%s %s (offsets: %s)", PY_MAJOR(in->version),
 				 PY_MINOR(in->version), micro, in->path,
-				 pyoffsets_source_name(in->source));
+				 in->offsets[0] ? in->offsets : pyoffsets_source_name(in->source));
 		} else {
 			unsupported++;
 			snprintf(val, sizeof(val), "unsupported: %s", in->why);

@@ -38,9 +38,11 @@ struct pyfield {
 static const struct pyfield pyfields[] = {
 	{ "_object", "ob_type", F(object_type), V(8), V(15) },
 	{ "pyruntimestate", "interpreters.head", F(runtime_interp_head), V(8), V(15) },
+	{ "pyruntimestate", "initialized", F(runtime_initialized), V(8), V(15) },
 	{ "_is", "tstate_head", F(interp_threads_head), V(8), V(10) },
 	{ "_is", "threads.head", F(interp_threads_head), V(11), V(15) },
 	{ "_ts", "next", F(tstate_next), V(8), V(15) },
+	{ "_ts", "interp", F(tstate_interp), V(8), V(15) },
 	{ "_ts", "thread_id", F(tstate_thread_id), V(8), V(15) },
 	{ "_ts", "native_thread_id", F(tstate_native_thread_id), V(11), V(15) },
 	{ "_ts", "frame", F(tstate_frame), V(8), V(10) },

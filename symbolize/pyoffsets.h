@@ -8,8 +8,9 @@
  *   1. the interpreter's own DWARF (pyoffsets_from_dwarf), for any version;
  *   2. _Py_DebugOffsets at the start of _PyRuntime (3.13+), which CPython
  *      publishes for out-of-process tools (pyoffsets_from_debug);
- *   3. a per-version table generated from CPython's headers by
- *      symbolize/pyoffsets_gen.sh (pyoffsets_from_table).
+ *   3. a table generated from CPython's headers by symbolize/pyoffsets_gen.sh,
+ *      one layout per minor version (pyoffsets_from_table), which the
+ *      caller checks against the process (symbolize/pycheck.h).
  *
  * An offset that a version does not have is -1. Versions are encoded like
  * PY_VERSION_HEX without the release level: major << 24 | minor << 16 |
@@ -60,10 +61,13 @@ struct py_offsets {
 	int32_t object_type;
 	/* _PyRuntimeState.interpreters.head: the main interpreter */
 	int32_t runtime_interp_head;
+	/* _PyRuntimeState.initialized (int): Py_Initialize has finished */
+	int32_t runtime_initialized;
 	/* PyInterpreterState.threads.head (3.12+) or .tstate_head (<= 3.11) */
 	int32_t interp_threads_head;
 	/* PyThreadState */
 	int32_t tstate_next;
+	int32_t tstate_interp;		/* PyInterpreterState *interp: back to the list's owner */
 	int32_t tstate_thread_id;	/* pthread_self() of the thread (unsigned long) */
 	int32_t tstate_native_thread_id;	/* gettid() of the thread, 3.11+ */
 	int32_t tstate_frame;		/* PyFrameObject *frame (<= 3.10),
@@ -135,10 +139,16 @@ int pyoffsets_debug_header(py_read_fn read, void *arg, uint64_t runtime, uint32_
 			   bool *free_threaded);
 
 /*
- * The offsets of release build @version (major.minor.micro must match an
- * entry) from the generated table. 0 or -ENOENT.
+ * The offsets of a release build of @version from the generated table: the
+ * entry of its minor version, or, when the table has exceptions for that
+ * minor, the one for its micro release (o->version is @version). Without
+ * @micro_known, only a minor without exceptions has an answer. 0, -ENOENT
+ * (no entry for that minor), -ERANGE (the micro release is needed).
  */
-int pyoffsets_from_table(uint32_t version, struct py_offsets *o);
+int pyoffsets_from_table(uint32_t version, bool micro_known, struct py_offsets *o);
+
+/* The name of the first offset that differs between @a and @b; NULL: none. */
+const char *pyoffsets_diff(const struct py_offsets *a, const struct py_offsets *b);
 
 /* Entry @i of the table, NULL past its end (for tests). */
 const struct py_offsets *pyoffsets_table_entry(size_t i);

@@ -178,7 +178,7 @@ struct debug_offsets_header {
 struct debug_fields {
 	uint64_t runtime_size, interpreters_head;
 	uint64_t interp_size, threads_head;
-	uint64_t tstate_size, next, current_frame, thread_id, native_thread_id;
+	uint64_t tstate_size, next, interp, current_frame, thread_id, native_thread_id;
 	uint64_t frame_size, previous, executable, instr_ptr, owner;
 	uint64_t code_size, filename, name, qualname, linetable, firstlineno, adaptive;
 	uint64_t object_size, ob_type;
@@ -195,6 +195,7 @@ struct debug_fields {
 		(f)->threads_head = (d)->interpreter_state.threads_head;	\
 		(f)->tstate_size = (d)->thread_state.size;			\
 		(f)->next = (d)->thread_state.next;				\
+		(f)->interp = (d)->thread_state.interp;				\
 		(f)->current_frame = (d)->thread_state.current_frame;		\
 		(f)->thread_id = (d)->thread_state.thread_id;			\
 		(f)->native_thread_id = (d)->thread_state.native_thread_id;	\
@@ -293,6 +294,7 @@ static int offsets_from_fields(const struct debug_fields *f, uint32_t version,
 	err |= put(&r.runtime_interp_head, f->interpreters_head, f->runtime_size);
 	err |= put(&r.interp_threads_head, f->threads_head, f->interp_size);
 	err |= put(&r.tstate_next, f->next, f->tstate_size);
+	err |= put(&r.tstate_interp, f->interp, f->tstate_size);
 	err |= put(&r.tstate_thread_id, f->thread_id, f->tstate_size);
 	err |= put(&r.tstate_native_thread_id, f->native_thread_id, f->tstate_size);
 	err |= put(&r.tstate_frame, f->current_frame, f->tstate_size);

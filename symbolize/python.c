@@ -2,10 +2,11 @@
 /*
  * The CPython interpreter of a process (python.h): its file from
  * /proc/PID/maps (libpython* or python* with a _PyRuntime symbol), its
- * version (Py_Version from 3.11, else the file name), symbols from .symtab or
- * .dynsym (a stripped Debian python3.11 still exports them), and offsets.
- * Results per file are cached by device and inode; the load bias is per
- * process.
+ * version (Py_Version from 3.11, else the PY_VERSION that Py_GetVersion
+ * formats, else the file name), symbols from .symtab or .dynsym (a stripped
+ * Debian python3.11 still exports them), and offsets. Results per file are
+ * cached by device and inode; the load bias is per process, and so is the
+ * check of a table layout against the process (pycheck.h).
  */
 #include "symbolize/python.h"
 
@@ -30,7 +31,9 @@
 
 #include "src/hashmap.h"
 #include "src/util.h"
+#include "symbolize/pycheck.h"
 #include "symbolize/pyeval.h"
+#include "symbolize/pyversion.h"
 
 #define DEFAULT_DEBUG_DIR "/usr/lib/debug"
 
@@ -45,9 +48,17 @@ struct py_file {
 	uint64_t eval_vaddr, eval_size;
 	uint64_t eval_cold_vaddr, eval_cold_size;	/* its split-off part; 0: none */
 	struct py_types types;		/* file addresses; 0: symbol not found */
-	bool micro_known;		/* the version from Py_Version, not the file name */
+	bool micro_known;		/* the version from the binary, not the file name */
+	bool prerelease;		/* an alpha, beta or candidate: no table */
 	bool free_threaded;		/* refused: Py_GIL_DISABLED */
+	char offsets[64];		/* where the offsets come from, for the report */
 	bool pending;			/* queued for the reader thread */
+};
+
+/* The two symbols that tell the release: Py_Version (3.11+), Py_GetVersion. */
+struct py_version_syms {
+	uint64_t version;
+	uint64_t getversion, getversion_size;
 };
 
 /* A file for the reader thread to inspect. */
@@ -195,8 +206,8 @@ static bool vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
 	return false;
 }
 
-/* The three symbols, from .symtab and .dynsym. */
-static void read_symbols(Elf *elf, struct py_file *pf, uint64_t *version_vaddr)
+/* The symbols, from .symtab and .dynsym. */
+static void read_symbols(Elf *elf, struct py_file *pf, struct py_version_syms *vs)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -224,7 +235,10 @@ static void read_symbols(Elf *elf, struct py_file *pf, uint64_t *version_vaddr)
 				pf->eval_vaddr = sym.st_value;
 				pf->eval_size = sym.st_size;
 			} else if (!strcmp(name, "Py_Version")) {
-				*version_vaddr = sym.st_value;
+				vs->version = sym.st_value;
+			} else if (!strcmp(name, "Py_GetVersion")) {
+				vs->getversion = sym.st_value;
+				vs->getversion_size = sym.st_size;
 			} else if (!strcmp(name, "PyCode_Type")) {
 				pf->types.code = sym.st_value;
 			} else if (!strcmp(name, "PyUnicode_Type")) {
@@ -234,18 +248,6 @@ static void read_symbols(Elf *elf, struct py_file *pf, uint64_t *version_vaddr)
 			}
 		}
 	}
-}
-
-/* Py_Version (3.11+): PY_VERSION_HEX as built, read from the file. */
-static uint32_t read_py_version(Elf *elf, int fd, uint64_t vaddr)
-{
-	uint64_t off;
-	uint32_t hex;
-
-	if (!vaddr || !vaddr_to_offset(elf, vaddr, &off) ||
-	    pread(fd, &hex, sizeof(hex), (off_t)off) != sizeof(hex))
-		return 0;
-	return hex & 0xffffff00u;
 }
 
 /* A file's initialised memory by virtual address (a py_read_fn), through PT_LOAD. */
@@ -263,6 +265,23 @@ static int read_file_image(void *arg, uint64_t addr, void *buf, size_t len)
 	    !vaddr_to_offset(img->elf, addr + len - 1, &end) || end != off + len - 1)
 		return -EFAULT;
 	return pread(img->fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
+}
+
+/*
+ * PY_VERSION_HEX as built, read from the file: Py_Version (3.11+), else
+ * the PY_VERSION string of Py_GetVersion (pyversion.h), whose major.minor
+ * must be the file name's when that has one. 0: neither.
+ */
+static uint32_t read_py_version(Elf *elf, int fd, const struct py_version_syms *vs,
+				uint32_t name_version)
+{
+	struct file_image img = { .elf = elf, .fd = fd };
+	uint32_t hex;
+
+	if (vs->version && !read_file_image(&img, vs->version, &hex, sizeof(hex)))
+		return hex;
+	return pyversion_from_getversion(read_file_image, &img, vs->getversion,
+					 vs->getversion_size, PY_MM(name_version));
 }
 
 /*
@@ -344,11 +363,50 @@ static void file_offsets_dwarf(const struct py_finder *f, Elf *elf, struct py_fi
 		pf->source = PYOFFSETS_DWARF;
 }
 
+/*
+ * The DWARF offsets against the table's for the same release: either says
+ * so in the report, so a table that goes wrong for a release shows where
+ * that release has DWARF.
+ */
+static void file_cross_check(struct py_file *pf)
+{
+	struct py_offsets t;
+	const char *diff;
+
+	if (pf->prerelease || pyoffsets_from_table(pf->version, pf->micro_known, &t)) {
+		snprintf(pf->offsets, sizeof(pf->offsets), "dwarf");
+		return;
+	}
+	diff = pyoffsets_diff(&pf->off, &t);
+	snprintf(pf->offsets, sizeof(pf->offsets), "dwarf, table %u.%u %s%s",
+		 PY_MAJOR(pf->version), PY_MINOR(pf->version), diff ? "differs at " : "agrees",
+		 diff ? diff : "");
+}
+
+/*
+ * The table's layout for the file's minor version, to be checked against
+ * each process (interp_from_file). Final releases only: pre-releases
+ * changed layouts between alphas. 0 or -errno of pyoffsets_from_table.
+ */
+static int file_offsets_table(struct py_file *pf)
+{
+	int err = pf->prerelease ? -ENOENT : pyoffsets_from_table(pf->version, pf->micro_known,
+								   &pf->off);
+
+	if (!err) {
+		pf->source = PYOFFSETS_TABLE;
+		snprintf(pf->offsets, sizeof(pf->offsets), "table %u.%u", PY_MAJOR(pf->version),
+			 PY_MINOR(pf->version));
+	}
+	return err;
+}
+
 /* Everything but the per-process parts, for the file open on @fd. */
 static void file_inspect(const struct py_finder *f, int fd, const char *path, struct py_file *pf)
 {
-	uint64_t version_vaddr = 0;
+	struct py_version_syms vs = { .version = 0 };
 	uint32_t v;
+	int err;
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
@@ -358,13 +416,15 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 			elf_end(elf);
 		return;
 	}
-	read_symbols(elf, pf, &version_vaddr);
+	read_symbols(elf, pf, &vs);
 	if (pf->eval_vaddr && !py_eval_cold_part(elf, pf->eval_vaddr, pf->eval_size,
 						 &pf->eval_cold_vaddr, &pf->eval_cold_size))
 		pf->eval_cold_size -= pf->eval_cold_vaddr;
-	v = read_py_version(elf, fd, version_vaddr);
-	pf->version = v ? v : version_from_name(path);
+	v = read_py_version(elf, fd, &vs, version_from_name(path));
+	pf->version = v ? v & 0xffffff00u : version_from_name(path);
 	pf->micro_known = v != 0;
+	/* PY_RELEASE_LEVEL_FINAL is 0xf */
+	pf->prerelease = v && (v & 0xf0) != 0xf0;
 	if (!pf->runtime_vaddr && !pf->version)
 		goto out;	/* named like python, but no interpreter in it */
 	if (pf->version && PY_MAJOR(pf->version) == 2) {
@@ -392,22 +452,29 @@ static void file_inspect(const struct py_finder *f, int fd, const char *path, st
 		snprintf(pf->why, sizeof(pf->why), "no _PyEval_EvalFrameDefault symbol");
 	} else {
 		file_offsets_dwarf(f, elf, pf);
-		/* the table is per release: a version from the file name has no micro */
-		if (pf->source == PYOFFSETS_NONE && pf->micro_known &&
-		    !pyoffsets_from_table(pf->version, &pf->off))
-			pf->source = PYOFFSETS_TABLE;
+		err = 0;
+		if (pf->source == PYOFFSETS_DWARF)
+			file_cross_check(pf);
+		else
+			err = file_offsets_table(pf);
 		if (pf->source != PYOFFSETS_NONE)
 			pf->status = PY_STATUS_OK;
-		else if (pf->micro_known)
+		else if (pf->prerelease)
 			snprintf(pf->why, sizeof(pf->why),
-				 "Python %u.%u.%u: no DWARF (install its -dbg package), no"
-				 " _Py_DebugOffsets and no table entry for this version",
+				 "Python %u.%u.%u pre-release: no DWARF (install its -dbg"
+				 " package), and the table is for final releases only",
 				 PY_MAJOR(pf->version), PY_MINOR(pf->version),
 				 PY_MICRO(pf->version));
-		else
+		else if (err == -ERANGE)
 			snprintf(pf->why, sizeof(pf->why),
 				 "Python %u.%u: no DWARF (install its -dbg package); its"
-				 " release is unknown, so the table cannot be used",
+				 " release is unknown, and the %u.%u table differs between"
+				 " releases", PY_MAJOR(pf->version), PY_MINOR(pf->version),
+				 PY_MAJOR(pf->version), PY_MINOR(pf->version));
+		else
+			snprintf(pf->why, sizeof(pf->why),
+				 "Python %u.%u: no DWARF (install its -dbg package), no"
+				 " _Py_DebugOffsets and no table for this version",
 				 PY_MAJOR(pf->version), PY_MINOR(pf->version));
 	}
 out:
@@ -557,10 +624,38 @@ static int prepare_file(struct py_finder *f, const char *path, struct py_file *p
 }
 
 /*
+ * @needed in the first directory of the ':'-separated @dirs (NULL: none;
+ * "$ORIGIN" is the directory of the executable at @path) that has it, into
+ * @out. False when none has it.
+ */
+static bool find_in_dirs(const char *dirs, const char *path, const char *needed, char *out,
+			 size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	while (dirs && *dirs) {
+		size_t len = strcspn(dirs, ":");
+
+		if (!strncmp(dirs, "$ORIGIN", 7) && slash)
+			snprintf(out, size, "%.*s%.*s/%s", (int)(slash - path), path, (int)len - 7,
+				 dirs + 7, needed);
+		else
+			snprintf(out, size, "%.*s/%s", (int)len, dirs, needed);
+		if (len && !access(out, R_OK))
+			return true;
+		dirs += len + (dirs[len] == ':');
+	}
+	return false;
+}
+
+/*
  * The libpython that the executable @elf at @path needs, found the way the
- * dynamic loader would for an executable run with a clean environment: its
- * DT_RUNPATH or DT_RPATH ($ORIGIN expanded), then the system's library
- * directories. Into @out; false when it needs none or none is found.
+ * dynamic loader will for the command latprof starts with its own
+ * environment: DT_RPATH (when there is no DT_RUNPATH), LD_LIBRARY_PATH
+ * (a stripped or patched libpython run that way is the one to read ahead,
+ * not the one the executable names), DT_RUNPATH ($ORIGIN expanded), then
+ * the system's library directories. Into @out; false when it needs none or
+ * none is found.
  */
 static bool needed_libpython(Elf *elf, const char *path, char *out, size_t size)
 {
@@ -569,6 +664,7 @@ static bool needed_libpython(Elf *elf, const char *path, char *out, size_t size)
 		"/lib",
 	};
 	const char *needed = NULL, *runpath = NULL;
+	bool rpath = false;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
@@ -588,27 +684,20 @@ static bool needed_libpython(Elf *elf, const char *path, char *out, size_t size)
 			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
 			if (!s)
 				continue;
-			if (dyn.d_tag == DT_NEEDED && !strncmp(s, "libpython", 9))
+			if (dyn.d_tag == DT_NEEDED && !strncmp(s, "libpython", 9)) {
 				needed = s;
-			else if (dyn.d_tag != DT_NEEDED && (!runpath || dyn.d_tag == DT_RUNPATH))
+			} else if (dyn.d_tag != DT_NEEDED && (!runpath || dyn.d_tag == DT_RUNPATH)) {
 				runpath = s;
+				rpath = dyn.d_tag == DT_RPATH;
+			}
 		}
 	}
 	if (!needed || strchr(needed, '/'))
 		return false;
-	while (runpath && *runpath) {
-		size_t len = strcspn(runpath, ":");
-		const char *slash = strrchr(path, '/');
-
-		if (!strncmp(runpath, "$ORIGIN", 7) && slash)
-			snprintf(out, size, "%.*s%.*s/%s", (int)(slash - path), path, (int)len - 7,
-				 runpath + 7, needed);
-		else
-			snprintf(out, size, "%.*s/%s", (int)len, runpath, needed);
-		if (!access(out, R_OK))
-			return true;
-		runpath += len + (runpath[len] == ':');
-	}
+	if ((rpath && find_in_dirs(runpath, path, needed, out, size)) ||
+	    find_in_dirs(getenv("LD_LIBRARY_PATH"), path, needed, out, size) ||
+	    (!rpath && find_in_dirs(runpath, path, needed, out, size)))
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(system_dirs); i++) {
 		snprintf(out, size, "%s/%s", system_dirs[i], needed);
 		if (!access(out, R_OK))
@@ -686,7 +775,42 @@ static bool map_bias(int pid, const struct py_map *m, uint64_t *bias)
 	return ok;
 }
 
-static void interp_from_file(int pid, const struct py_map *m, const struct py_file *pf,
+/*
+ * A table layout, for @pid: 3.13+ reads its own _Py_DebugOffsets first;
+ * else the layout must pass the check against the process. False: too
+ * early to tell, look again later (@out is then PY_STATUS_NONE).
+ */
+static bool interp_table(int pid, struct py_interp *out)
+{
+	char why[112];
+	int err;
+
+	if (PY_MM(out->version) >= PY_VERSION_OF(3, 13, 0) &&
+	    !pyoffsets_from_debug(py_read_process, (void *)(intptr_t)pid, out->runtime,
+				  out->version, &out->off)) {
+		out->source = PYOFFSETS_DEBUG_OFFSETS;
+		snprintf(out->offsets, sizeof(out->offsets), "debug_offsets");
+		return true;
+	}
+	err = pycheck_layout(out, pid, why, sizeof(why));
+	if (err == -EAGAIN) {
+		out->status = PY_STATUS_NONE;
+		return false;
+	}
+	if (err) {
+		out->status = PY_STATUS_NO_OFFSETS;
+		snprintf(out->why, sizeof(out->why), "%u.%u table does not match this process: %s",
+			 PY_MAJOR(out->version), PY_MINOR(out->version),
+			 err == -EINVAL ? why : strerror(-err));
+		return true;
+	}
+	snprintf(out->offsets, sizeof(out->offsets), "table %u.%u (checked)",
+		 PY_MAJOR(out->version), PY_MINOR(out->version));
+	return true;
+}
+
+/* @pid's interpreter in file @pf mapped at @m; false: look again later. */
+static bool interp_from_file(int pid, const struct py_map *m, const struct py_file *pf,
 			     struct py_interp *out)
 {
 	uint64_t bias = 0;
@@ -700,13 +824,14 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	out->micro_known = pf->micro_known;
 	out->source = pf->source;
 	out->off = pf->off;
+	snprintf(out->offsets, sizeof(out->offsets), "%s", pf->offsets);
 	if (pf->status != PY_STATUS_OK && PY_MM(pf->version) < PY_MM(PY_VERSION_OF(3, 13, 0)))
-		return;
+		return true;
 	if (!map_bias(pid, m, &bias)) {
 		out->status = PY_STATUS_NO_OFFSETS;
 		snprintf(out->why, sizeof(out->why), "cannot place %.120s in the process",
 			 m->path);
-		return;
+		return true;
 	}
 	out->runtime = pf->runtime_vaddr + bias;
 	out->eval_start = pf->eval_vaddr + bias;
@@ -718,20 +843,24 @@ static void interp_from_file(int pid, const struct py_map *m, const struct py_fi
 	out->types.code = pf->types.code ? pf->types.code + bias : 0;
 	out->types.unicode = pf->types.unicode ? pf->types.unicode + bias : 0;
 	out->types.bytes = pf->types.bytes ? pf->types.bytes + bias : 0;
+	if (pf->source == PYOFFSETS_TABLE)
+		return interp_table(pid, out);
 	/* 3.13+ without DWARF or table: the process's own _Py_DebugOffsets */
 	if (pf->status == PY_STATUS_OK || !pf->runtime_vaddr || !pf->eval_vaddr ||
 	    pf->free_threaded)
-		return;
+		return true;
 	err = pyoffsets_from_debug(py_read_process, (void *)(intptr_t)pid, out->runtime,
 				   pf->version, &out->off);
 	if (!err) {
 		out->status = PY_STATUS_OK;
 		out->source = PYOFFSETS_DEBUG_OFFSETS;
+		snprintf(out->offsets, sizeof(out->offsets), "debug_offsets");
 		out->why[0] = 0;
 	} else if (err == -EPROTONOSUPPORT) {
 		snprintf(out->why, sizeof(out->why), "free-threaded build (%u.%ut): not walked",
 			 PY_MAJOR(pf->version), PY_MINOR(pf->version));
 	}
+	return true;
 }
 
 int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *out)
@@ -763,7 +892,11 @@ int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *ou
 			pending |= !pf.pending;
 			continue;
 		}
-		interp_from_file(pid, &m, &pf, out);
+		/* a table layout that cannot be checked yet: look again */
+		if (!interp_from_file(pid, &m, &pf, out)) {
+			pending = true;
+			continue;
+		}
 		if (out->status == PY_STATUS_OK)
 			break;
 	}

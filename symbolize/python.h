@@ -33,8 +33,10 @@ struct py_interp {
 	char why[160];		/* NO_OFFSETS: the reason, for the report */
 	char path[256];		/* the interpreter's file, as mapped */
 	uint32_t version;	/* PY_VERSION_OF(); micro 0 when only the file name told */
-	bool micro_known;	/* false: only the file name told (3.8-3.10) */
+	bool micro_known;	/* false: only the file name told */
 	enum pyoffsets_source source;
+	char offsets[64];	/* OK: the source as the report says it: "dwarf, table
+				 * 3.11 agrees", "table 3.10 (checked)", ... */
 	uint64_t runtime;	/* address of _PyRuntime in the process */
 	uint64_t eval_start;	/* [start, end) of _PyEval_EvalFrameDefault */
 	uint64_t eval_end;
@@ -44,7 +46,9 @@ struct py_interp {
 	struct py_types types;	/* where the type objects are in the process */
 	/*
 	 * NONE, but a python executable that links libpython is mapped and
-	 * the loader has yet to map its libpython: look again soon.
+	 * the loader has yet to map its libpython, or the table layout of an
+	 * interpreter cannot be checked yet (no thread has run Python code):
+	 * look again soon.
 	 */
 	bool pending;
 };

@@ -16,7 +16,7 @@
 #   - with --py-lines, >= 95% of burn_a's frames carry a line of its body;
 #   - four threads (mode threads): each thread's samples name its own worker;
 #   - the report names the interpreter's release as sys.version_info gives
-#     it (major.minor only before 3.11, which has no Py_Version);
+#     it;
 #   - a read in flight for the whole of a 1 s recording (-p) is charged,
 #     1.0 s +-10%, to the Python function that made it.
 # Seven interpreters, two recordings each, then -p, 2.7 and a stripped
@@ -59,10 +59,9 @@ for py in "${pythons[@]}"; do
 		fail "$py: Python frames wrong"
 	fi
 	sed "s/^/  /" "$WORKDIR/$name.check"
-	# the report names the release the interpreter says it is; before 3.11
-	# (no Py_Version) only major.minor is known, and no made-up micro shows
+	# the report names the release the interpreter says it is (before
+	# 3.11, which has no Py_Version, from the string Py_GetVersion formats)
 	ver=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
-	case $ver in 3.8.* | 3.9.* | 3.10.*) ver=${ver%.*} ;; esac
 	lp_report "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.report" || fail "$py: report failed"
 	grep -q " Python $ver /.* (offsets: " "$WORKDIR/$name.report" || {
 		diag_file "report" "$WORKDIR/$name.report"
