@@ -81,6 +81,24 @@ static bool is_task(int pid, uint64_t tid)
 	return !access(path, F_OK);
 }
 
+/* The parent of process @pid, 0 if unknown. */
+static int parent_of(int pid)
+{
+	char path[64], line[128];
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "PPid: %d", &ppid) == 1)
+			break;
+	fclose(f);
+	return ppid;
+}
+
 /* The instruction of frame @f of code @code is past its start, on a line of that code. */
 static bool frame_on_line(struct check *c, uint64_t f, uint64_t code, const struct py_code *pc)
 {
@@ -205,6 +223,12 @@ static int check_thread(struct check *c, uint64_t interp, uint64_t ts, unsigned 
 		if (!tid)
 			return mismatch(c, "thread state 0x%" PRIx64 ": thread_id 0x%" PRIx64
 					" but no native_thread_id", ts, pthread);
+		/*
+		 * A child between fork and PyOS_AfterFork_Child still holds
+		 * its parent's thread states: not a verdict yet.
+		 */
+		if (!is_task(c->pid, tid) && is_task(parent_of(c->pid), tid))
+			return -EAGAIN;
 		if (!is_task(c->pid, tid))
 			return mismatch(c, "thread state 0x%" PRIx64 ": native_thread_id %" PRIu64
 					" is no thread of the process", ts, tid);

@@ -31,6 +31,8 @@ require_cmd strip binutils "stripping a copy of libpython"
 require_cmd unshare util-linux "hiding python3.11-dbg in a mount namespace"
 SCRIPT=$(cd "$(dirname "$0")/../fixtures" && pwd)/py_names.py
 CHECK="/usr/bin/python3 $(dirname "$0")/py_frames_check.py"
+WAIT_SCRIPT=$(cd "$(dirname "$0")/../fixtures" && pwd)/py_wait.py
+WAIT_CHECK="/usr/bin/python3 $(dirname "$0")/py_wait_check.py"
 root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
 
 # one_python NAME PYTHON LIBDIR SOURCE: record PYTHON running the mix with
@@ -68,6 +70,21 @@ one_python()
 	info "$name: ${line#"${line%%Python*}"}"
 	grep -m1 -A1 " Python [0-9]" "$WORKDIR/$name.report" | tail -n 1 | sed 's/^ */    /'
 	sed "s/^/    /" "$WORKDIR/$name.check"
+	# the program that only waits (test_python_waits.sh): its layout is
+	# checked against a process whose threads are all in a wait
+	LD_LIBRARY_PATH=$libdir record_and_fold "$name-wait" -- "$py" "$WAIT_SCRIPT" 2 0.1
+	export_or_fail "$WORKDIR/$name-wait.pb.gz" "$WORKDIR/$name-wait.lat.folded" \
+		--format folded --weight latency
+	if ! $WAIT_CHECK "$WORKDIR/$name-wait.lat.folded" "$WORKDIR/$name-wait.out" \
+		>"$WORKDIR/$name-wait.check"; then
+		diag_file "check" "$WORKDIR/$name-wait.check"
+		lp_report "$WORKDIR/$name-wait.pb.gz" "$WORKDIR/$name-wait.report"
+		grep -A3 "^Python" "$WORKDIR/$name-wait.report" >&2
+		folded_top "$WORKDIR/$name-wait.lat.folded" "" 8 >&2
+		fail "$name: the waits of a program that only waits are not named"
+	fi
+	sed -n 's/^\(.*\): \([0-9]*\) ns of .* (\([0-9.]*\))$/    waits: \1 \3 of its own clock/p' \
+		"$WORKDIR/$name-wait.check"
 	NR_OK=$((NR_OK + 1))
 }
 
