@@ -222,13 +222,20 @@ struct lp_ustack_sample {
 	__u64 regs[LP_NR_REGS];	/* user registers, x86-64 DWARF numbering */
 	__u32 py_walk;		/* enum lp_py_walk */
 	__u32 py_nr;		/* frames in py[] */
-	__u64 py_entry;		/* bit i: py[i] is the first frame of an eval
-				 * loop call (it replaces one native frame) */
-	struct lp_py_frame py[LP_PY_MAX_FRAMES];
-	__u8 stack[LP_MAX_STACK_COPY];
+	__u64 py_entry;		/* bit i: Python frame i is the first frame of an
+				 * eval loop call (it replaces one native frame) */
+	/*
+	 * stack_len bytes of stack, then, from the next multiple of 8
+	 * (lp_ustack_py), py_nr struct lp_py_frame: a sample without Python
+	 * frames costs the ring nothing for them.
+	 */
+	__u8 stack[LP_MAX_STACK_COPY + LP_PY_MAX_FRAMES * sizeof(struct lp_py_frame)];
 };
 
-#define LP_USTACK_HDR_SIZE 7904	/* offsetof(struct lp_ustack_sample, stack) */
+#define LP_USTACK_HDR_SIZE 224	/* offsetof(struct lp_ustack_sample, stack) */
+
+/* Where the Python frames of @s start in stack[]. */
+#define LP_USTACK_PY_OFF(s) (((s)->stack_len + 7) & ~7u)
 
 /*
  * Key of the in-kernel aggregation of timed events with frame-pointer user

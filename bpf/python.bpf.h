@@ -168,16 +168,16 @@ static __always_inline int py_top_frame(const struct lp_py_proc *pp, __u64 ts, _
  * iteration (a million instructions); from memory they are unknown, so the
  * states at the top of the loop differ only in the counter.
  */
-static __always_inline void py_record(struct lp_ustack_sample *s, __u64 code, __u64 instr,
-				      bool entry)
+static __always_inline void py_record(struct lp_ustack_sample *s, struct lp_py_frame *py,
+				      __u64 code, __u64 instr, bool entry)
 {
 	__u32 n = *(volatile __u32 *)&s->py_nr;
 
 	if (n >= LP_PY_MAX_FRAMES)
 		return;
-	s->py[n & (LP_PY_MAX_FRAMES - 1)].code = code;
-	s->py[n & (LP_PY_MAX_FRAMES - 1)].instr = instr;
-	__builtin_memset(&s->py[n & (LP_PY_MAX_FRAMES - 1)].ref, 0,
+	py[n & (LP_PY_MAX_FRAMES - 1)].code = code;
+	py[n & (LP_PY_MAX_FRAMES - 1)].instr = instr;
+	__builtin_memset(&py[n & (LP_PY_MAX_FRAMES - 1)].ref, 0,
 			 offsetof(struct lp_py_code_ref, name_raw) + 8);
 	if (entry)
 		*(volatile __u64 *)&s->py_entry |= 1ULL << (n & 63);
@@ -189,7 +189,7 @@ static __always_inline void py_record(struct lp_ustack_sample *s, __u64 code, __
  * last (@buf is free again: the frame's members were taken out of it). A
  * failed read leaves them 0: user space then reads the code object itself.
  */
-static __always_inline void py_record_code(struct lp_ustack_sample *s,
+static __always_inline void py_record_code(struct lp_ustack_sample *s, struct lp_py_frame *py,
 					   const struct lp_py_proc *pp, __u8 *buf, __u64 code,
 					   struct task_struct *task, const bool remote)
 {
@@ -202,7 +202,7 @@ static __always_inline void py_record_code(struct lp_ustack_sample *s,
 		return;
 	if (py_read(buf, len, code + pp->code_first, task, remote))
 		return;
-	ref = &s->py[(n - 1) & (LP_PY_MAX_FRAMES - 1)].ref;
+	ref = &py[(n - 1) & (LP_PY_MAX_FRAMES - 1)].ref;
 	ref->type = py_field(buf, pp->code_type);
 	ref->name = py_field(buf, pp->code_name);
 	ref->file = py_field(buf, pp->code_file);
@@ -225,6 +225,7 @@ static __always_inline void py_mark_entry(struct lp_ustack_sample *s)
 /* A frame walk in progress: what each step needs, and the next frame. */
 struct py_walk_state {
 	struct lp_ustack_sample *s;
+	struct lp_py_frame *py;		/* the frames, LP_PY_MAX_FRAMES of them */
 	const struct lp_py_proc *pp;
 	struct task_struct *task;
 	__u8 *buf;
@@ -260,9 +261,9 @@ static __always_inline long py_walk_step(struct py_walk_state *w, const bool rem
 		/* 3.14+: f_executable is a _PyStackRef, its low bits a tag */
 		__u64 code = py_field(w->buf, pp->frame_code) & ~(__u64)pp->code_tag;
 
-		py_record(s, code, py_field(w->buf, pp->frame_instr),
+		py_record(s, w->py, code, py_field(w->buf, pp->frame_instr),
 			  pp->entry == LP_PY_ENTRY_ALL || (pp->entry == LP_PY_ENTRY_FLAG && flag));
-		py_record_code(s, pp, w->buf, code, w->task, remote);
+		py_record_code(s, w->py, pp, w->buf, code, w->task, remote);
 	}
 	w->frame = back;
 	return 0;
@@ -279,18 +280,20 @@ static long py_walk_step_remote(__u32 i, void *w)
 }
 
 /*
- * Fill s->py* for thread @task of process @tgid (the current one unless
- * @remote: then s->tid must be @task's); @buf is scratch of
+ * Fill s->py_* and @py (LP_PY_MAX_FRAMES frames) for thread @task of
+ * process @tgid (the current one unless @remote: then s->tid must be
+ * @task's); @buf is scratch of
  * LP_PY_FRAME_READ + 8 bytes. Shim frames (3.12+) are not recorded: they mark
  * the frame above them as an eval loop's first. The steps run in bpf_loop
  * (5.17), whose body the verifier goes through once: unrolled, the walk's
  * 96 steps were 20,000 of the instructions it processed and 40 ms of
  * load time in each program that copies stacks.
  */
-static __always_inline void py_walk(struct lp_ustack_sample *s, struct task_struct *task,
-				    __u32 tgid, __u8 *buf, const bool remote)
+static __always_inline void py_walk(struct lp_ustack_sample *s, struct lp_py_frame *py,
+				    struct task_struct *task, __u32 tgid, __u8 *buf,
+				    const bool remote)
 {
-	struct py_walk_state w = { .s = s, .task = task, .buf = buf };
+	struct py_walk_state w = { .s = s, .py = py, .task = task, .buf = buf };
 	struct lp_py_proc *pp;
 	__u64 ts;
 	__u32 i;

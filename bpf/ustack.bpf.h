@@ -46,6 +46,8 @@ struct ustack_scratch {
 	 * check's.
 	 */
 	__u8 pyframe[2 * LP_PY_FRAME_READ + 8];
+	/* the walk's frames, appended to the sample after its stack */
+	struct lp_py_frame py[LP_PY_MAX_FRAMES];
 };
 
 struct ustack_scratch_map {	/* one record per CPU: too big for the BPF stack */
@@ -139,6 +141,31 @@ static __always_inline __u64 ustack_wakeup_flag(void)
 	return avail >= size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/*
+ * Put the walk's py_nr frames after the @len bytes of stack copied, from the
+ * next multiple of 8 (LP_USTACK_PY_OFF): the bytes of stack[] to send.
+ */
+static __always_inline __u32 ustack_append_py(struct lp_ustack_sample *s,
+					      struct ustack_scratch *scratch, __u32 len)
+{
+	__u64 off = (len + 7) & ~7u, n = s->py_nr, bytes;
+
+	barrier_var(off);
+	off &= 2 * LP_MAX_STACK_COPY - 1;
+	if (off > LP_MAX_STACK_COPY)
+		return len;
+	barrier_var(n);
+	n &= 2 * LP_PY_MAX_FRAMES - 1;
+	if (n == 0 || n > LP_PY_MAX_FRAMES)
+		return len;
+	bytes = n * sizeof(struct lp_py_frame);
+	if (bpf_probe_read_kernel(&s->stack[off], bytes, scratch->py)) {
+		s->py_nr = 0;
+		return len;
+	}
+	return off + bytes;
+}
+
 /* What a collector sends along with a user stack. */
 struct ustack_info {
 	__u32 kind;		/* enum lp_sample_kind */
@@ -166,7 +193,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	__u32 slot = bpf_get_smp_processor_id();
 	struct ustack_scratch *scratch;
 	struct lp_ustack_sample *s;
-	__u32 len;
+	__u32 len, pylen;
 
 	if (ctx == USTACK_CTX_TRACE)
 		slot += cfg_nr_cpus;
@@ -200,7 +227,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 		s->py_walk = LP_PY_WALK_NONE;
 		s->py_nr = 0;
 	} else {
-		py_walk(s, task, info->tgid, scratch->pyframe, remote);
+		py_walk(s, scratch->py, task, info->tgid, scratch->pyframe, remote);
 	}
 	/* without a copy user space unwinds the leaf frame from the registers */
 	len = ctx == USTACK_CTX_ITER_NOCOPY ? 0 : ustack_copy(s, s->regs[7], task, remote);
@@ -209,6 +236,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	if (len > LP_MAX_STACK_COPY)
 		return -1;
 	s->stack_len = len;
+	pylen = ustack_append_py(s, scratch, len);
 	/*
 	 * A slow syscall's stack (a value: its latency; off-CPU time alone
 	 * waits like a sample) wakes an idle reader at once (0: the ring's
@@ -216,7 +244,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	 * few, and the reader names Python frames from the live process, so
 	 * it must not wait for a program that only waits to exit.
 	 */
-	if (bpf_ringbuf_output(&ustacks, s, LP_USTACK_HDR_SIZE + len,
+	if (bpf_ringbuf_output(&ustacks, s, LP_USTACK_HDR_SIZE + pylen,
 			       ctx == USTACK_CTX_TRACE && info->value ? 0 : ustack_wakeup_flag())) {
 		stat_inc(LP_STAT_USTACKS_LOST);
 		return -1;

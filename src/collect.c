@@ -282,7 +282,9 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	struct proc_image *img;
 	size_t nr = 0;
 
-	if (size < LP_USTACK_HDR_SIZE || e->stack_len > size - LP_USTACK_HDR_SIZE)
+	if (size < LP_USTACK_HDR_SIZE || e->stack_len > size - LP_USTACK_HDR_SIZE ||
+	    e->py_nr > LP_PY_MAX_FRAMES || (e->py_nr && size - LP_USTACK_HDR_SIZE <
+	    LP_USTACK_PY_OFF(e) + e->py_nr * sizeof(struct lp_py_frame)))
 		return 0;
 	/* latprof's own fork before the command's exec: dropped (collect_build.c) */
 	if (e->tgid == (uint32_t)c->command_pid && e->gen == 0)

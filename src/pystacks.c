@@ -445,6 +445,12 @@ static uint64_t frame_pc(struct pystacks *ps, struct pyproc *pp, const struct lp
 	return PYSTACKS_PC | (id - 1);
 }
 
+/* The Python frames of @s, after its stack (bpf/latprof.h; collect.c checked the size). */
+static const struct lp_py_frame *py_frames(const struct lp_ustack_sample *s)
+{
+	return (const struct lp_py_frame *)(s->stack + LP_USTACK_PY_OFF(s));
+}
+
 bool pystacks_active(const struct pystacks *ps)
 {
 	return ps->active > 0;
@@ -458,8 +464,8 @@ void pystacks_name(struct pystacks *ps, int pid, uint32_t gen, const struct lp_u
 	if (!pp || pp->interp.status != PY_STATUS_OK)
 		return;
 	for (i = 0; i < s->py_nr && i < LP_PY_MAX_FRAMES; i++)
-		if (!hashmap_get(&ps->pc_ids, pp, s->py[i].code, pc_key(&s->py[i])))
-			code_entry(ps, pp, &s->py[i]);
+		if (!hashmap_get(&ps->pc_ids, pp, py_frames(s)[i].code, pc_key(&py_frames(s)[i])))
+			code_entry(ps, pp, &py_frames(s)[i]);
 }
 
 static bool in_eval(const struct pyproc *pp, uint64_t pc, bool is_return)
@@ -478,7 +484,7 @@ static bool emit_run(struct pystacks *ps, struct pyproc *pp, const struct lp_ust
 		     size_t *j, uint64_t *out, size_t *n, size_t max)
 {
 	while (*j < s->py_nr && *j < LP_PY_MAX_FRAMES && *n < max) {
-		uint64_t pc = frame_pc(ps, pp, &s->py[*j]);
+		uint64_t pc = frame_pc(ps, pp, &py_frames(s)[*j]);
 		bool last = s->py_entry >> *j & 1;
 
 		if (!pc)
