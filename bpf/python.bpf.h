@@ -168,13 +168,13 @@ static __always_inline int py_top_frame(const struct lp_py_proc *pp, __u64 ts, _
  * iteration (a million instructions); from memory they are unknown, so the
  * states at the top of the loop differ only in the counter.
  */
-static __always_inline void py_record(struct lp_ustack_sample *s, struct lp_py_frame *py,
+static __always_inline bool py_record(struct lp_ustack_sample *s, struct lp_py_frame *py,
 				      __u64 code, __u64 instr, bool entry)
 {
 	__u32 n = *(volatile __u32 *)&s->py_nr;
 
 	if (n >= LP_PY_MAX_FRAMES)
-		return;
+		return false;
 	py[n & (LP_PY_MAX_FRAMES - 1)].code = code;
 	py[n & (LP_PY_MAX_FRAMES - 1)].instr = instr;
 	__builtin_memset(&py[n & (LP_PY_MAX_FRAMES - 1)].ref, 0,
@@ -182,6 +182,7 @@ static __always_inline void py_record(struct lp_ustack_sample *s, struct lp_py_f
 	if (entry)
 		*(volatile __u64 *)&s->py_entry |= 1ULL << (n & 63);
 	*(volatile __u32 *)&s->py_nr = n + 1;
+	return true;
 }
 
 /*
@@ -261,9 +262,11 @@ static __always_inline long py_walk_step(struct py_walk_state *w, const bool rem
 		/* 3.14+: f_executable is a _PyStackRef, its low bits a tag */
 		__u64 code = py_field(w->buf, pp->frame_code) & ~(__u64)pp->code_tag;
 
-		py_record(s, w->py, code, py_field(w->buf, pp->frame_instr),
-			  pp->entry == LP_PY_ENTRY_ALL || (pp->entry == LP_PY_ENTRY_FLAG && flag));
-		py_record_code(s, w->py, pp, w->buf, code, w->task, remote);
+		/* past the 64th frame nothing is recorded, nor copied over the last one */
+		if (py_record(s, w->py, code, py_field(w->buf, pp->frame_instr),
+			      pp->entry == LP_PY_ENTRY_ALL ||
+			      (pp->entry == LP_PY_ENTRY_FLAG && flag)))
+			py_record_code(s, w->py, pp, w->buf, code, w->task, remote);
 	}
 	w->frame = back;
 	return 0;

@@ -161,6 +161,7 @@ static __always_inline __u32 ustack_append_py(struct lp_ustack_sample *s,
 	bytes = n * sizeof(struct lp_py_frame);
 	if (bpf_probe_read_kernel(&s->stack[off], bytes, scratch->py)) {
 		s->py_nr = 0;
+		s->py_walk = LP_PY_WALK_READ_FAILED;
 		return len;
 	}
 	return off + bytes;

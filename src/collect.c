@@ -173,7 +173,9 @@ static void python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait)
 
 	if (!c->py || pystacks_probe(c->py, pid, gen, wait, &pp) != 1)
 		return;
-	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
+	if (!bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_NOEXIST))
+		c->py_walked++;
+	else if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
 		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
 }
 
@@ -199,8 +201,8 @@ static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 		return;
 	if (gen && pystacks_walkable(c->py, pid, gen, &pp))
 		bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY);
-	else
-		bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key);
+	else if (!bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key) && c->py_walked)
+		c->py_walked--;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -1010,26 +1012,31 @@ int collect_attach(struct collect *c)
 
 int collect_poll(struct collect *c, int timeout_ms)
 {
+	uint64_t now, every;
 	int n;
 
 	/*
 	 * A Python process's code objects are named from its memory when its
 	 * stacks are read: a module body runs for milliseconds and is freed
-	 * after its import, so its stacks are read at least every 10 ms.
+	 * after its import, so while one is walked its stacks are read at
+	 * least every 10 ms.
 	 */
-	if (c->py && pystacks_active(c->py) && timeout_ms > PYTHON_POLL_MS)
+	every = (c->py_walked ? PYTHON_POLL_MS : 100) * 1000000ULL;
+	if (c->py_walked && timeout_ms > PYTHON_POLL_MS)
 		timeout_ms = PYTHON_POLL_MS;
 	n = ring_buffer__poll(c->rb, proc_images_refresh(&c->images, timeout_ms));
-
 	/*
 	 * The user stacks wake the reader only when a quarter of their ring is
-	 * full (ustack_wakeup_flag), and a poll that times out consumes
-	 * nothing: without this a program that mostly waits would have its
-	 * few stacks read at stop, after it exited, when its Python code
-	 * objects can no longer be named.
+	 * full (ustack_wakeup_flag), and a poll consumes only the rings that
+	 * woke it: without this a program that mostly waits would have its
+	 * few stacks read at stop, after it exited, or while other rings keep
+	 * the reader busy, too late to name its Python code objects.
 	 */
-	if (n == 0)
+	now = now_ns();
+	if (n >= 0 && now - c->last_drain_ns >= every) {
+		c->last_drain_ns = now;
 		n = ring_buffer__consume(c->rb);
+	}
 	return n < 0 && n != -EINTR ? n : 0;
 }
 

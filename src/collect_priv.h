@@ -50,6 +50,8 @@ struct collect {
 	struct proc_tree procs;		/* fork/exec/exit of the targets, absolute times */
 	struct stackagg *ustacks;	/* DWARF-unwound samples */
 	struct pystacks *py;		/* Python frames; NULL: not walked */
+	size_t py_walked;		/* processes in the py_procs map */
+	uint64_t last_drain_ns;		/* the rings last read whether they woke us or not */
 	bool unwind_dwarf;
 	bool mode_cpu, mode_syscall, mode_offcpu;
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */

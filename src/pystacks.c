@@ -84,7 +84,6 @@ struct pystacks {
 	struct hashmap frame_ids;	/* (name, file, line << 32 | first) -> id + 1 */
 	struct hashmap pc_ids;		/* (proc, code, instr) -> id + 1 */
 	struct { struct pyframe *items; size_t nr, alloc; } frames;
-	size_t active;			/* processes found walkable */
 };
 
 struct pystacks *pystacks_new(const char *const *debug_dirs, size_t nr)
@@ -274,7 +273,6 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 			 "frame members beyond %d bytes", LP_PY_FRAME_READ);
 		return 0;
 	}
-	ps->active++;
 	pr_debug("pid %d: Python %u.%u.%u in %s, offsets from %s", pid,
 		 PY_MAJOR(pp->interp.version), PY_MINOR(pp->interp.version),
 		 PY_MICRO(pp->interp.version), pp->interp.path,
@@ -308,9 +306,10 @@ static uint64_t pc_key(const struct lp_py_frame *f)
 }
 
 /*
- * A frame whose code object and strings could not be read (the process
- * exited before its stack was read): its name from the copy taken at the
- * sample, its file from another code object of the same file read earlier,
+ * A frame whose strings could not be read (the process exited before its
+ * stack was read, or its file name string was freed with its code object):
+ * its name from the copy taken at the sample, when the copy is of a code
+ * object, its file from another code object of the same file read earlier,
  * else "?"; no line.
  */
 static void code_name_only(struct pystacks *ps, struct pyproc *pp, struct pycode_entry *ce,
@@ -319,7 +318,9 @@ static void code_name_only(struct pystacks *ps, struct pyproc *pp, struct pycode
 	const char *file = r->file ? hashmap_get(&pp->files, NULL, r->file, 0) : NULL;
 	char *name;
 
-	if (py_code_name_from_ref(&pp->interp.off, r, &name))
+	/* the copy is of a code object only if its type, copied with it, says so */
+	if (!r->name || (pp->interp.types.code && r->type != pp->interp.types.code) ||
+	    py_code_name_from_ref(&pp->interp.off, r, &name))
 		return;
 	ce->name = strtab_intern(ps->strs, name);
 	ce->file = file ? file : strtab_intern(ps->strs, "?");
@@ -349,7 +350,12 @@ static void code_read(struct pystacks *ps, struct pyproc *pp, struct pycode_entr
 	if (r.name)
 		ce->err = py_code_read_ref(&pp->interp.off, &pp->interp.types, py_read_process,
 					   arg, &r, &ce->code);
-	if (ce->err && ce->err != -ESRCH)
+	/*
+	 * The code object's memory now, only without a copy: with one, what
+	 * lies at its address now is either the same code object (whose
+	 * strings failed just the same) or another one at a reused address.
+	 */
+	if (ce->err && !r.name)
 		ce->err = py_code_read_typed(&pp->interp.off, &pp->interp.types, py_read_process,
 					     arg, addr, &ce->code);
 	if (ce->err) {
@@ -449,11 +455,6 @@ static uint64_t frame_pc(struct pystacks *ps, struct pyproc *pp, const struct lp
 static const struct lp_py_frame *py_frames(const struct lp_ustack_sample *s)
 {
 	return (const struct lp_py_frame *)(s->stack + LP_USTACK_PY_OFF(s));
-}
-
-bool pystacks_active(const struct pystacks *ps)
-{
-	return ps->active > 0;
 }
 
 void pystacks_name(struct pystacks *ps, int pid, uint32_t gen, const struct lp_ustack_sample *s)

@@ -68,9 +68,6 @@ bool pystacks_walkable(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_
  */
 void pystacks_prepare(struct pystacks *ps, const char *path);
 
-/* Whether any traced process has an interpreter whose frames are walked. */
-bool pystacks_active(const struct pystacks *ps);
-
 /*
  * Name the code objects of sample @s of image (@pid, @gen) now, before the
  * native stack is unwound (which can take long for a new process): code

@@ -47,4 +47,43 @@ for py in "${pythons[@]}"; do
 	fi
 	sed "s/^/  /" "$WORKDIR/$name.check"
 done
+
+# Deeper than the 64 frames kept: the innermost 64 are deep() and bottom(),
+# by construction (80 calls of deep below <module>), so no other name may
+# appear (the 64th once carried the copy of a frame further out).
+cat >"$WORKDIR/deep.py" <<'PYEOF'
+import time
+def bottom():
+    time.sleep(0.3)
+def deep(n):
+    if n:
+        deep(n - 1)
+    else:
+        bottom()
+deep(80)
+PYEOF
+py=${pythons[${#pythons[@]} - 1]}
+record_and_fold deep -- "$py" "$WORKDIR/deep.py"
+export_or_fail "$WORKDIR/deep.pb.gz" "$WORKDIR/deep.lat.folded" --format folded --weight latency
+read -r kept others < <(awk "$FOLDED_AWK"'
+	/deep \(deep\.py\)/ {
+		c = folded_parse()
+		n = split($0, f, ";")
+		k = 0; o = 0
+		for (i = 1; i <= n; i++) {
+			if (f[i] !~ / \([^()]*\)( [0-9]+)?$/)
+				continue
+			if (f[i] ~ /^(deep|bottom) \(deep\.py\)/)
+				k++
+			else
+				o++
+		}
+		print k, o
+		exit
+	}' "$WORKDIR/deep.lat.folded")
+info "80 calls deep: ${kept:-0} Python frames kept, ${others:-0} other Python frames"
+[ "${kept:-0}" = 64 ] && [ "${others:-1}" = 0 ] || {
+	folded_top "$WORKDIR/deep.lat.folded" "" 3 >&2
+	fail "a stack deeper than 64 Python frames: ${kept:-0} deep/bottom frames, ${others:-0} others (want 64 and 0)"
+}
 pass
