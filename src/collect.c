@@ -258,9 +258,15 @@ static void unwind_sample(struct collect *c, struct proc_image *img,
 	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
 	if (*st != SYM_UNWIND_NO_UNWIND_INFO)
 		return;
-	/* a library dlopen'ed since the last snapshot: look again, at most 10/s */
+	/*
+	 * A library dlopen'ed since the last snapshot: look again, at most
+	 * 10/s. A new image's snapshot may predate the loader's mappings, and
+	 * now that its stacks are read as they come (collect_poll), the
+	 * first ones meet that snapshot: in its first 200 ms, every 5 ms.
+	 */
 	now = now_ns();
-	if (now - img->forced_refresh_ns < NSEC_PER_SEC / 10)
+	if (now - img->forced_refresh_ns < (now - img->first_ns < NSEC_PER_SEC / 5 ?
+					    NSEC_PER_SEC / 200 : NSEC_PER_SEC / 10))
 		return;
 	img->forced_refresh_ns = now;
 	if (proc_images_snapshot(&c->images, img->pid, img->gen) || img->sym == before)

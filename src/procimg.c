@@ -60,6 +60,7 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 		memset(img, 0, sizeof(*img));
 		img->pid = pid;
 		img->gen = gen;
+		img->first_ns = now_ns();
 		/* an older image of this pid has been replaced by an exec */
 		for (i = 0; i + 1 < m->list.nr; i++)
 			if (m->list.items[i].pid == pid)

@@ -29,6 +29,7 @@ struct proc_image {
 	struct sym_process *sym;	/* NULL: the process was gone */
 	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
 	uint64_t forced_refresh_ns;	/* last re-read asked for by a failed unwind */
+	uint64_t first_ns;		/* when the image was first read */
 	uint32_t refreshes;
 	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */
 	uint64_t modules_refused;	/* by the snapshots replaced (see below) */

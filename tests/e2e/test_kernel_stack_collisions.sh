@@ -13,10 +13,11 @@
 # (lost.kstack_map_full), and two stacks of one hash would be counted in
 # lost.kstack_error.
 #
-# Two kstack_spread processes spend 4 s in the kernel along many paths
+# Two kstack_spread processes spend 7 s in the kernel along many paths
 # (path lookups, /proc, pipes, sockets, page faults, fork), one per CPU,
-# sampled at 4999 Hz: ~34,000 samples on ~5,500 distinct kernel stacks by
-# address. Checks, with DWARF and with frame-pointer stacks:
+# sampled at 4999 Hz. 4 s gave 4070-4326 stacks, a margin over 4096 that a
+# loaded machine (fewer samples, user stacks lost to a busy reader) did not
+# keep: 7 s gives the precondition below room to spare. Checks, with DWARF and with frame-pointer stacks:
 #   - count.stacks > 4096 (the old map's entries): the workload is big enough;
 #   - at least 300 distinct kernel stacks by function names (a lower bound on
 #     the distinct stacks by address, read off the output);
@@ -36,7 +37,7 @@ meta()
 summary=
 for unwind in dwarf fp; do
 	record_and_fold "ks_$unwind" -F 4999 --unwind "$unwind" -- sh -c \
-		"'$FIXTURES/kstack_spread' 4 & '$FIXTURES/kstack_spread' 4; wait"
+		"'$FIXTURES/kstack_spread' 7 & '$FIXTURES/kstack_spread' 7; wait"
 	prof="$WORKDIR/ks_$unwind.pb.gz"
 	read -r distinct kernel total < <(awk -v comm=kstack_spread "$FOLDED_AWK"'
 		{

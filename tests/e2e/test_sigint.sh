@@ -25,7 +25,7 @@ cpu_poll_start "$WORKDIR/cpu.polls" "$spid"
 # check_run NAME RC: checks shared by the three ways of stopping.
 check_run()
 {
-	local name=$1 rc=$2 cpu exp n lo hi left win
+	local name=$1 rc=$2 cpu exp n lo hi left win i
 	local dir=$WORKDIR/$name prof=$WORKDIR/$name/out.pb.gz
 	info "$name: exit $rc, stderr: $(head -c 300 "$WORKDIR/$name.err" | tr '\n' ' ')"
 	if [ "$rc" != 0 ]; then
@@ -42,7 +42,13 @@ check_run()
 	n=$(folded_sum "$WORKDIR/$name.folded" spin spin_work)
 	lp_export "$prof" "$WORKDIR/$name.json" --format json || fail "$name: export --format json failed"
 	win=$(json_py "$WORKDIR/$name.json" 'print(j["time_ns"], j["time_ns"] + j["duration_ns"])')
-	sleep 0.05	# a poll after the window's end
+	# a poll after the window's end: the poller sleeps 10 ms between polls,
+	# but a loaded machine can keep it off a CPU for longer (CI: > 50 ms)
+	for ((i = 0; i < 200; i++)); do
+		awk -v hi="${win#* }" -v p="$spid" '$2 == p && $1 > hi { f = 1 } END { exit !f }' \
+			"$WORKDIR/cpu.polls" && break
+		sleep 0.01
+	done
 	# shellcheck disable=SC2086
 	cpu=$(cpu_window "$WORKDIR/cpu.polls" "$spid" $win) || fail "$name: no CPU polls around $win"
 	exp=$(calc "$cpu / 1e9 * $freq")
