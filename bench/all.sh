@@ -19,7 +19,10 @@
 #   flamegraph  flame graph render time (flamegraph_render.sh)
 #   python      what Python frames cost a Python program: latprof with them,
 #               with --no-python and no profiler, on a CPU loop and a
-#               syscall loop, python3.11 and pyenv's 3.12 (python_overhead.sh)
+#               syscall loop, python3.11, pyenv's 3.12 and Debian testing's
+#               python3.15 run as chroot ROOT python3.15 in the root of
+#               tests/pyroot/mkroot.sh, skipped (in the notes) when that root
+#               is not there (python_overhead.sh)
 #
 # Usage: bench/all.sh [-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]
 #   -q  quick: fewer rounds and smaller runs (about 6 minutes instead of ~23)

@@ -5,7 +5,10 @@
 # profiler, on two pure-Python workloads: a CPU loop under a 20-deep chain of
 # Python calls, sampled at 999 Hz (--mode cpu), and a loop of cheap syscalls
 # (os.getppid() and 1-byte os.read() of /dev/zero, --mode cpu,syscall). Each
-# runs with Debian's /usr/bin/python3.11 and, when pyenv has one, 3.12. The
+# runs with Debian's /usr/bin/python3.11, pyenv's 3.12 when there is one, and
+# Debian testing's stripped python3.15 in the container-like root of
+# tests/pyroot/mkroot.sh (`chroot ROOT python3.15`, as a user runs one; the
+# root is not made here: without it the 3.15 rows are skipped). The
 # number compared is the loop's own wall time, measured inside Python with
 # time.perf_counter_ns (not the profiler's run time, which includes
 # symbolization). See bench/README.md.
@@ -20,6 +23,9 @@
 #        -n: the CPU loop calls its chain N thousand times (default 400, ~2.5 s
 #        here), the syscall loop makes 6 x N thousand syscalls (~4 s)
 #        (LATPROF, PYTHONS="PATH..." and BPFTOOL may be set in the environment;
+#        in PYTHONS, ROOT:PATH runs PATH under chroot ROOT, the workload copied
+#        into ROOT/tmp; PYROOT is the root of the default python3.15, default
+#        /var/cache/latprof/pyroot/root;
 #        BENCH_VARIANTS="cpu311_on cpu311_off ..." runs only the variants named;
 #        STATS_ROUNDS=0 skips the bpf_stats runs)
 
@@ -41,7 +47,11 @@ need_time
 "$LATPROF" record --help 2>&1 | grep -q -- --no-python || die "$LATPROF has no --no-python"
 [[ $STATS_ROUNDS =~ ^[0-9]+$ ]] || die "STATS_ROUNDS: want a number"
 
-# The interpreters: Debian's 3.11, and pyenv's 3.12 when there is one.
+# The interpreters: Debian's 3.11, pyenv's 3.12 when there is one, and
+# python3.15 in PYROOT (ROOT:PATH, run as chroot ROOT PATH). The root takes a
+# debootstrap (about a minute, 120 MB downloaded): made by make setup or
+# tests/pyroot/mkroot.sh, never here; without it the 3.15 rows are skipped.
+PYROOT=${PYROOT:-/var/cache/latprof/pyroot/root}
 if [ -z "${PYTHONS:-}" ]; then
 	PYTHONS=/usr/bin/python3.11
 	if command -v pyenv >/dev/null 2>&1; then
@@ -49,13 +59,26 @@ if [ -z "${PYTHONS:-}" ]; then
 			[ -x "$p" ] && { PYTHONS="$PYTHONS $p"; break; }
 		done
 	fi
+	if [ -x "$PYROOT/usr/bin/python3.15" ]; then
+		PYTHONS="$PYTHONS $PYROOT:/usr/bin/python3.15"
+	else
+		echo "$BENCH: warning: no python3.15 in $PYROOT (make it with" \
+			"tests/pyroot/mkroot.sh $(dirname "$PYROOT")), python3.15 skipped" >&2
+	fi
 fi
-declare -A PY	# version tag (311) -> interpreter
+declare -A PY		# version tag (311) -> interpreter
+declare -A PYROOTS	# version tag -> the root it runs in under chroot, or none
 VARIANTS=
 for p in $PYTHONS; do
-	[ -x "$p" ] || die "python not found: $p"
-	tag=$("$p" -c 'import sys; print("%d%d" % sys.version_info[:2])') || die "$p does not run"
+	r=
+	case $p in
+	*:*) r=${p%%:*} p=${p#*:} ;;
+	esac
+	[ -x "$r$p" ] || die "python not found: $r$p"
+	tag=$(${r:+chroot "$r"} "$p" -c 'import sys; print("%d%d" % sys.version_info[:2])') ||
+		die "${r:+chroot $r }$p does not run"
 	PY[$tag]=$p
+	PYROOTS[$tag]=$r
 	VARIANTS="$VARIANTS cpu${tag}_base cpu${tag}_on cpu${tag}_off sys${tag}_base sys${tag}_on sys${tag}_off"
 done
 VARIANTS=${BENCH_VARIANTS:-$VARIANTS}
@@ -72,7 +95,9 @@ RUNS=$TMP/runs.tsv
 STATS=$TMP/stats.tsv	# python round on|off run_time_ns run_cnt samples walked wall_s
 : >"$STATS"
 STATS_OLD=
-trap '[ -n "$STATS_OLD" ] && sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"; cleanup' EXIT
+ROOT_TMPS=()	# the workload's directories inside the roots
+trap '[ -n "$STATS_OLD" ] && sysctl -q kernel.bpf_stats_enabled="$STATS_OLD"
+	rm -rf ${ROOT_TMPS[@]+"${ROOT_TMPS[@]}"}; cleanup' EXIT
 
 # The workload: MODE cpu or sys, N thousand; prints its own numbers in the
 # key=value form of add_run (lib.sh), plus the loop's CPU time (loop_cpu_ns).
@@ -132,14 +157,41 @@ def main():
 main()
 EOF
 
-# cmd_of VARIANT [FIFO]: sets CMD to the command line of VARIANT
+# The workload of an interpreter in a root is copied into ROOT/tmp, where
+# only the chrooted interpreter sees it (its bpf_stats fifo goes there too).
+# Per version tag: WDIR, the workload's directory; WIN, the same directory
+# as the interpreter sees it.
+declare -A WDIR WIN
+for tag in "${!PY[@]}"; do
+	r=${PYROOTS[$tag]}
+	if [ -z "$r" ]; then
+		WDIR[$tag]=$TMP WIN[$tag]=$TMP
+		continue
+	fi
+	d=$(mktemp -d "$r/tmp/latprof-bench.XXXXXX") || die "cannot create a directory in $r/tmp"
+	ROOT_TMPS+=("$d")
+	cp "$W" "$d/" || die "cannot copy the workload into $d"
+	WDIR[$tag]=$d WIN[$tag]=/tmp/${d##*/}
+done
+
+# py_name TAG: the interpreter of TAG as the command runs it
+py_name()
+{
+	echo "${PYROOTS[$1]:+chroot ${PYROOTS[$1]} }${PY[$1]}"
+}
+
+# cmd_of VARIANT [FIFO]: sets CMD to the command line of VARIANT; FIFO is
+# a path as the interpreter sees it
 cmd_of()
 {
-	local v=$1 work tag py
-	local -a lp=()
+	local v=$1 work tag
+	local -a lp=() py=()
 	[[ $v =~ ^(cpu|sys)([0-9]+)_(base|on|off)$ ]]
 	work=${BASH_REMATCH[1]} tag=${BASH_REMATCH[2]}
-	py=${PY[$tag]}
+	# chroot(8) execs the interpreter: the workload is still the process
+	# latprof starts, with the interpreter's comm
+	[ -n "${PYROOTS[$tag]}" ] && py=(chroot "${PYROOTS[$tag]}")
+	py+=("${PY[$tag]}")
 	case $work in
 	cpu) lp=("$LATPROF" record -F "$FREQ" --mode cpu -q -o "$TMP/lp.pb.gz") ;;
 	sys) lp=("$LATPROF" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz") ;;
@@ -148,7 +200,8 @@ cmd_of()
 	*_base) lp=() ;;
 	*_off) lp+=(--no-python) ;;
 	esac
-	CMD=(${lp[@]+"${lp[@]}"} ${lp[@]+--} "$py" -E -s "$W" "$work" "$ITERS" ${2:+"$2"})
+	CMD=(${lp[@]+"${lp[@]}"} ${lp[@]+--} "${py[@]}" -E -s "${WIN[$tag]}/${W##*/}" "$work" "$ITERS"
+		${2:+"$2"})
 }
 
 # stacks: after a profiled run, times latprof export --format folded and
@@ -222,9 +275,9 @@ prog_stats()
 stats_run()
 {
 	local tag=$1 mode=$2 r=$3 i st
-	rm -f "$TMP/lp.pb.gz" "$TMP/hold"
-	mkfifo "$TMP/hold" || die "cannot create a fifo in $TMP"
-	cmd_of "cpu${tag}_$mode" "$TMP/hold"
+	rm -f "$TMP/lp.pb.gz" "${WDIR[$tag]}/hold"
+	mkfifo "${WDIR[$tag]}/hold" || die "cannot create a fifo in ${WDIR[$tag]}"
+	cmd_of "cpu${tag}_$mode" "${WIN[$tag]}/hold"
 	: >"$TMP/work.out"
 	"${CMD[@]}" >"$TMP/work.out" 2>"$TMP/err" &
 	LP=$!
@@ -235,7 +288,7 @@ stats_run()
 	done
 	st=$(prog_stats "$LP" on_cpu_sample)
 	# blocks until the workload opens the fifo: bounded, in case it died
-	timeout 30 sh -c 'echo >"$1"' sh "$TMP/hold"
+	timeout 30 sh -c 'echo >"$1"' sh "${WDIR[$tag]}/hold"
 	wait "$LP" || { cat "$TMP/err" >&2; die "stats: ${CMD[*]} failed"; }
 	LP=
 	grep -q wall_ns= "$TMP/work.out" || die "stats: the workload printed no result"
@@ -304,7 +357,8 @@ summary()
 	echo "#   --mode cpu) and sys ($((6 * ITERS)) k os.getppid()/os.read(/dev/zero, 1);"
 	echo "#   latprof --mode cpu,syscall, 99 Hz); $ROUNDS rounds, $(nproc) CPUs, $(uname -r)"
 	for v in $(printf "%s\n" "${!PY[@]}" | sort); do
-		echo "#   python $v: ${PY[$v]} ($("${PY[$v]}" -V 2>&1))"
+		echo "#   python $v: $(py_name "$v") ($(${PYROOTS[$v]:+chroot "${PYROOTS[$v]}"} \
+			"${PY[$v]}" -V 2>&1))"
 	done
 	echo "# on = Python frames (the default), off = --no-python, base = no profiler"
 	echo "# wall = the loop's own wall time (time.perf_counter_ns in Python); loop_cpu = its CPU"
