@@ -145,6 +145,26 @@ require_fixture()
 	done
 }
 
+# machine_pythons: the CPythons the Python tests run on, into the array
+# `pythons`: Debian's python3.11 and each pyenv 3.8-3.13 (and `root`, pyenv's
+# root). Skips the test when there is none; CI must have all seven.
+machine_pythons()
+{
+	local v p
+	pythons=()
+	[ -x /usr/bin/python3.11 ] && pythons+=(/usr/bin/python3.11)
+	root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
+	for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+		for p in "$root"/versions/$v.*/bin/python$v; do
+			[ -x "$p" ] && pythons+=("$p")
+		done
+	done
+	[ ${#pythons[@]} -gt 0 ] || skip "no CPython 3.8-3.13 on this machine"
+	if [ "${CI:-}" = true ] && [ ${#pythons[@]} -lt 7 ]; then
+		fail "CI expects Debian's python3.11 and pyenv 3.8-3.13, found: ${pythons[*]}"
+	fi
+}
+
 # lp_record STDOUT STDERR ARGS...: run `latprof record ARGS` under a timeout,
 # stdout and stderr to files; returns latprof's exit status (124 on timeout).
 # In the foreground it also sets AWAY, the CPUs' largest share of time in

@@ -28,18 +28,7 @@ require_tools
 SCRIPT=$(cd "$(dirname "$0")/../fixtures" && pwd)/py_names.py
 CHECK="/usr/bin/python3 $(dirname "$0")/py_frames_check.py"
 
-pythons=()
-[ -x /usr/bin/python3.11 ] && pythons+=(/usr/bin/python3.11)
-root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
-for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
-	for p in "$root"/versions/$v.*/bin/python$v; do
-		[ -x "$p" ] && pythons+=("$p")
-	done
-done
-[ ${#pythons[@]} -gt 0 ] || skip "no CPython 3.8-3.13 on this machine"
-if [ "${CI:-}" = true ] && [ ${#pythons[@]} -lt 7 ]; then
-	fail "CI expects Debian's python3.11 and pyenv 3.8-3.13, found: ${pythons[*]}"
-fi
+machine_pythons
 
 n=0
 for py in "${pythons[@]}"; do

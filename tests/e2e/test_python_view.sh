@@ -36,15 +36,7 @@ require_root_bpf
 require_tools
 SCRIPT=$(cd "$(dirname "$0")/../fixtures" && pwd)/py_view.py
 
-pythons=()
-[ -x /usr/bin/python3.11 ] && pythons+=(/usr/bin/python3.11)
-root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
-for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
-	for p in "$root"/versions/$v.*/bin/python$v; do
-		[ -x "$p" ] && pythons+=("$p")
-	done
-done
-[ ${#pythons[@]} -gt 0 ] || skip "no CPython 3.8-3.13 on this machine"
+machine_pythons
 
 n=0
 for py in "${pythons[@]}"; do
