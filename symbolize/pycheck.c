@@ -44,6 +44,7 @@ struct check {
 	unsigned int codes;	/* code objects read in full */
 	unsigned int lines;	/* frames past their first instruction, on a line */
 	unsigned int files;	/* code objects whose co_filename looks like a file name */
+	unsigned int torn;	/* frame chains that went wrong (why has the last) */
 };
 
 static int rd(struct check *c, uint64_t addr, void *buf, size_t len)
@@ -99,15 +100,13 @@ static int parent_of(int pid)
 	return ppid;
 }
 
-/* The instruction of frame @f of code @code is past its start, on a line of that code. */
-static bool frame_on_line(struct check *c, uint64_t f, uint64_t code, const struct py_code *pc)
+/* Instruction @instr of a frame of code @code is past its start, on a line of that code. */
+static bool frame_on_line(struct check *c, uint64_t instr, uint64_t code,
+			  const struct py_code *pc)
 {
-	uint64_t instr = 0;
 	int64_t off;
 	uint32_t line;
 
-	if (rd(c, f + c->o->frame_instr, &instr, c->mm <= MM(10) ? 4 : 8))
-		return false;
 	off = py_code_offset(c->o, code, instr);
 	/* a wrong offset often reads a small int (f_iblock): 0 proves nothing */
 	if (off <= 0)
@@ -131,7 +130,7 @@ static bool looks_like_file(const char *s)
 }
 
 /* The code object of frame @f: its type, and in full for the first ones. */
-static int check_code(struct check *c, uint64_t f, uint64_t code)
+static int check_code(struct check *c, uint64_t f, uint64_t code, uint64_t instr)
 {
 	struct py_code pc;
 	uint64_t type = 0;
@@ -145,11 +144,14 @@ static int check_code(struct check *c, uint64_t f, uint64_t code)
 		return 0;
 	err = py_code_read_typed(c->o, &c->in->types, py_read_process,
 				 (void *)(intptr_t)c->pid, code, &pc);
-	if (err)
-		return mismatch(c, "code object 0x%" PRIx64 ": no name, file or line table"
-				" where the layout puts them", code);
+	/* a code object, by its type, read wrong: the layout, not a torn chain */
+	if (err) {
+		err = mismatch(c, "code object 0x%" PRIx64 ": no name, file or line table"
+			       " where the layout puts them", code);
+		return err == -EINVAL ? -EPROTO : err;
+	}
 	c->codes++;
-	c->lines += frame_on_line(c, f, code, &pc);
+	c->lines += frame_on_line(c, instr, code, &pc);
 	c->files += looks_like_file(pc.filename);
 	py_code_release(&pc);
 	return 0;
@@ -174,6 +176,12 @@ static int top_frame(struct check *c, uint64_t ts, uint64_t *f)
 	return 0;
 }
 
+/*
+ * The frames of thread state @ts. The thread runs while they are read, so a
+ * chain can change under the reader (a frame popped and its memory reused):
+ * a chain that goes wrong is counted (torn) and left, not a verdict by
+ * itself; check_once weighs the torn chains against the good frames.
+ */
 static int check_frames(struct check *c, uint64_t ts)
 {
 	uint64_t f, code;
@@ -181,22 +189,33 @@ static int check_frames(struct check *c, uint64_t ts)
 	int err = top_frame(c, ts, &f);
 
 	for (i = 0; !err && f && i < CHECK_MAX_FRAMES; i++) {
+		uint64_t instr = 0;
 		uint8_t flag = 0;
 
+		/*
+		 * The instruction with the code, before the code object is
+		 * read: the thread runs on meanwhile (an int before 3.11).
+		 */
 		if (rd_u64(c, f + c->o->frame_code, &code) ||
+		    rd(c, f + c->o->frame_instr, &instr, c->mm <= MM(10) ? 4 : 8) ||
 		    (c->mm >= MM(11) && rd(c, f + c->flag, &flag, 1)))
-			return mismatch(c, "frame 0x%" PRIx64 " unreadable", f);
-		if (c->mm == MM(11) && flag > 1)
-			return mismatch(c, "frame 0x%" PRIx64 ": is_entry is %u", f, flag);
-		if (c->mm >= MM(12) && flag > FRAME_OWNED_BY_CSTACK)
-			return mismatch(c, "frame 0x%" PRIx64 ": owner is %u", f, flag);
+			err = mismatch(c, "frame 0x%" PRIx64 " unreadable", f);
+		else if (c->mm == MM(11) && flag > 1)
+			err = mismatch(c, "frame 0x%" PRIx64 ": is_entry is %u", f, flag);
+		else if (c->mm >= MM(12) && flag > FRAME_OWNED_BY_CSTACK)
+			err = mismatch(c, "frame 0x%" PRIx64 ": owner is %u", f, flag);
 		/* the entry shim of 3.12+ runs no code of the program's (3.13: None) */
-		if (c->mm < MM(12) || flag != FRAME_OWNED_BY_CSTACK)
-			err = check_code(c, f, code);
+		else if (c->mm < MM(12) || flag != FRAME_OWNED_BY_CSTACK)
+			err = check_code(c, f, code, instr);
 		if (!err && rd_u64(c, f + c->o->frame_back, &f))
-			return mismatch(c, "frame 0x%" PRIx64 ": previous frame unreadable", f);
+			err = mismatch(c, "frame 0x%" PRIx64 ": previous frame unreadable", f);
 	}
-	return err;
+	if (err == -EPROTO)
+		return -EINVAL;
+	if (err != -EINVAL)
+		return err;
+	c->torn++;	/* why says what went wrong */
+	return 0;
 }
 
 /* One thread state of the list: its interpreter, its thread, its frames. */
@@ -260,7 +279,7 @@ static int check_once(struct check *c)
 	unsigned int nr = 0;
 	int err = 0;
 
-	c->bound = c->frames = c->codes = c->lines = c->files = 0;
+	c->bound = c->frames = c->codes = c->lines = c->files = c->torn = 0;
 	if (rd_u64(c, c->in->runtime + c->o->runtime_interp_head, &interp))
 		return mismatch(c, "_PyRuntime unreadable");
 	if (!interp)
@@ -279,6 +298,9 @@ static int check_once(struct check *c)
 		return err;
 	if (ts)
 		return mismatch(c, "more than %d thread states", CHECK_MAX_THREADS);
+	/* a chain torn by the running thread is rare; a wrong layout tears them all */
+	if (c->torn && c->torn >= c->frames)
+		return -EINVAL;
 	if (!c->bound || !c->frames)
 		return -EAGAIN;		/* no thread running Python code yet */
 	/* all but a frame that has just started are past their first instruction */
