@@ -24,6 +24,8 @@
 #define MM(minor) PY_VERSION_OF(3, minor, 0)
 
 #define CHECK_ATTEMPTS 3
+#define CHECK_TORN_ROUNDS 8	/* rounds of attempts when every chain was torn */
+#define CHECK_TORN_GAP_US 2000	/* between them: the thread moves on */
 #define CHECK_MAX_THREADS 4096	/* a longer list is a loop through garbage */
 #define CHECK_FRAME_THREADS 8	/* threads whose frames are checked */
 #define CHECK_MAX_FRAMES 64	/* frames checked per thread */
@@ -298,9 +300,12 @@ static int check_once(struct check *c)
 		return err;
 	if (ts)
 		return mismatch(c, "more than %d thread states", CHECK_MAX_THREADS);
-	/* a chain torn by the running thread is rare; a wrong layout tears them all */
+	/*
+	 * A chain torn by the running thread is rare; a wrong layout tears
+	 * them all, every time (pycheck_layout looks again a while later).
+	 */
 	if (c->torn && c->torn >= c->frames)
-		return -EINVAL;
+		return -ESTALE;
 	if (!c->bound || !c->frames)
 		return -EAGAIN;		/* no thread running Python code yet */
 	/* all but a frame that has just started are past their first instruction */
@@ -346,7 +351,7 @@ int pycheck_layout(const struct py_interp *in, int pid, char *why, size_t size)
 		.in = in, .o = &in->off, .mm = PY_MM(in->version), .pid = pid,
 		.why = why, .size = size,
 	};
-	int err = -EINVAL, i;
+	int err = 0, i;
 
 	c.flag = c.mm == MM(11) ? in->off.frame_is_entry : in->off.frame_owner;
 	if (!in_writable_map(pid, in->runtime))
@@ -355,8 +360,25 @@ int pycheck_layout(const struct py_interp *in, int pid, char *why, size_t size)
 		snprintf(why, size, "no PyCode_Type symbol to check it with");
 		return -EINVAL;
 	}
-	for (i = 0; i < CHECK_ATTEMPTS && err == -EINVAL; i++)
+	/*
+	 * Rounds of three attempts; another round, a while later, only when
+	 * the last attempt found torn chains only: a thread state or frame
+	 * being made or freed as it was read (a fork child, a thread starting
+	 * or ending on a loaded machine) can stay so for three attempts in a
+	 * row, while a wrong layout is torn whenever it is read.
+	 */
+	for (i = 0; i < CHECK_ATTEMPTS * CHECK_TORN_ROUNDS; i++) {
+		if (i && i % CHECK_ATTEMPTS == 0) {
+			if (err != -ESTALE)
+				break;
+			usleep(CHECK_TORN_GAP_US);
+		}
 		err = check_once(&c);
+		if (err != -EINVAL && err != -ESTALE)
+			break;
+	}
+	if (err == -ESTALE)
+		err = -EINVAL;	/* why says how the last chain tore */
 	/*
 	 * Right after the exec the loader may still be mapping libpython's
 	 * segments over its first, contiguous mapping of the file, and

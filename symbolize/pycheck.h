@@ -28,7 +28,9 @@
  *     name that looks like one, the instructions of most frames on a line
  *     of their code, and a sane is_entry (3.11) or owner (3.12+).
  * The process runs meanwhile, so a check that fails is tried twice more
- * before it counts, and counts only once _PyRuntime is mapped writable and
+ * before it counts (when every frame chain it followed tore, up to 8 such
+ * rounds 2 ms apart, 16 ms in all: a thread state being made or freed),
+ * and counts only once _PyRuntime is mapped writable and
  * says Py_Initialize has finished (before, libpython may not even be fully
  * mapped yet). Returns 0 (the layout is the process's), -EAGAIN (too
  * early to tell: not mapped or initialised yet, no thread or frame yet;
