@@ -185,6 +185,18 @@ static void python_refreshed(void *arg, pid_t pid, uint32_t gen)
 	python_probe(arg, pid, gen, false);
 }
 
+/* Whether image @gen of @pid is not yet replaced by an exec (procimg.h). */
+static bool image_current(void *arg, pid_t pid, uint32_t gen)
+{
+	struct collect *c = arg;
+	struct lp_proc proc;
+	uint32_t key = pid;
+
+	/* no entry: exited (its maps read empty) or not a target */
+	return bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.procs), &key, &proc) ||
+	       proc.gen == gen;
+}
+
 /*
  * @pid exited, or exec'ed image @gen (0 for an exit): its old interpreter is
  * not to be walked. Samples and process events come through different ring
@@ -844,6 +856,8 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	*err = load(c, o, why);
 	if (*err)
 		goto fail;
+	c->images.current = image_current;
+	c->images.current_arg = c;
 	*why = "cannot create ring buffer";
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
 	if (!c->rb) {

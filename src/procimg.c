@@ -77,6 +77,10 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 	 * and the image keeps the snapshot its queued samples need.
 	 */
 	sym = symbolizer_snapshot_after(m->sym, pid, img->sym);
+	if (sym && m->current && !m->current(m->current_arg, pid, gen)) {
+		sym = NULL;	/* the next image's maps; the symbolizer frees them */
+		errno = ESRCH;
+	}
 	if (!sym) {
 		if (!img->sym)
 			m->snapshot_failed++;

@@ -9,6 +9,7 @@
 #ifndef LATPROF_PROCIMG_H
 #define LATPROF_PROCIMG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -40,7 +41,16 @@ struct proc_image {
 struct proc_images {
 	struct symbolizer *sym;		/* borrowed */
 	struct { struct proc_image *items; size_t nr, alloc; } list;
-	uint64_t snapshot_failed;	/* processes gone before their maps were read */
+	uint64_t snapshot_failed;	/* images gone (exit, exec) before their maps were read */
+	/*
+	 * Whether @gen is still @pid's image (NULL: assumed): asked after
+	 * each read of the maps, since a process can exec again before its
+	 * reader gets to it (chroot execs its command within a millisecond).
+	 * The maps read then are the next image's: kept, they would name
+	 * this image's code with another program's symbols.
+	 */
+	bool (*current)(void *arg, pid_t pid, uint32_t gen);
+	void *current_arg;
 	/* called after each scheduled re-read (NULL: none) */
 	void (*refreshed)(void *arg, pid_t pid, uint32_t gen);
 	void *refreshed_arg;
@@ -51,7 +61,8 @@ struct proc_image *proc_images_find(struct proc_images *m, pid_t pid, uint32_t g
 
 /*
  * (Re)read @pid's maps as image (@pid, @gen), creating the image if needed;
- * a re-read that fails keeps the previous snapshot. 0 or -errno.
+ * a re-read that fails keeps the previous snapshot, as does one that finds
+ * the image replaced by an exec (-ESRCH; see current). 0 or -errno.
  */
 int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen);
 

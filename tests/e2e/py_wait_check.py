@@ -29,7 +29,11 @@ def main(lat_path, out_path):
     for line in open(lat_path):
         stack, _, ns = line.rstrip("\n").rpartition(" ")
         stacks.append((stack.split(";"), int(ns)))
-    unknown = [s for s, _ in stacks if "[unknown]" in s]
+    # the exec's own stack lies in the image exec'd into, which may exec
+    # again within a millisecond (chroot into python3.15): a latprof slowed
+    # down (ASan, load) reads that image's maps too late, and leaves its
+    # frame [unknown] rather than name it from the next program's files
+    unknown = [s for s, _ in stacks if "[unknown]" in s and s[-1] != "syscall:execve"]
     print("%d latency stacks, %d with an [unknown] frame" % (len(stacks), len(unknown)))
     if unknown:
         fail("unnamed Python frames in: " + ";".join(unknown[0]))
