@@ -146,11 +146,22 @@ static int check_code(struct check *c, uint64_t f, uint64_t code, uint64_t instr
 		return 0;
 	err = py_code_read_typed(c->o, &c->in->types, py_read_process,
 				 (void *)(intptr_t)c->pid, code, &pc);
-	/* a code object, by its type, read wrong: the layout, not a torn chain */
+	/*
+	 * A code object, by its type, read wrong: the layout, unless it was
+	 * freed under a torn chain (a frame popped and reused points at it: its
+	 * type stays, its name and file are gone), which its reference count
+	 * tells: the allocator's free-list link is written there, an address
+	 * where a live object counts below 2^32 (immortal ones too).
+	 */
 	if (err) {
-		err = mismatch(c, "code object 0x%" PRIx64 ": no name, file or line table"
-			       " where the layout puts them", code);
-		return err == -EINVAL ? -EPROTO : err;
+		uint64_t refcnt = 0;
+
+		c->frames--;
+		if (rd_u64(c, code, &refcnt))
+			refcnt = UINT64_MAX;
+		err = mismatch(c, "code object 0x%" PRIx64 " (references %" PRIu64 "): no name,"
+			       " file or line table where the layout puts them", code, refcnt);
+		return err == -EINVAL && refcnt <= UINT32_MAX ? -EPROTO : err;
 	}
 	c->codes++;
 	c->lines += frame_on_line(c, instr, code, &pc);
