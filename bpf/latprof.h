@@ -41,6 +41,23 @@ struct lp_proc {
 				 * the new image are told apart */
 	__u32 fast_slot;	/* 1 + its block of the per-CPU syscall stats
 				 * array, 0: its stats go to the hash map */
+	__s32 pending;		/* conversations with a request or call pending,
+				 * and client ones (bpf/waits.bpf.h) */
+	__s32 clients;
+	__u32 serves;		/* it accepted or answered a connection */
+	__u32 pad;
+};
+
+/*
+ * What a readiness wait of a target was when it began (bpf/waits.bpf.h,
+ * docs/syscalls.md "Idle waits"); LP_WAIT_NONE: not decided by the hooks
+ * (not a wait, or begun before the recording).
+ */
+enum lp_wait {
+	LP_WAIT_NONE = 0,
+	LP_WAIT_PATH,		/* something the wait may be for was pending */
+	LP_WAIT_IDLE,		/* waiting for work to arrive, nothing pending */
+	LP_WAIT_READY,		/* a readiness wait the hooks cannot decide */
 };
 
 enum lp_event_type {
@@ -99,6 +116,7 @@ enum lp_sample_kind {
 enum lp_ustack_flag {
 	LP_USTACK_IN_FLIGHT = 1,	/* still running when recording stopped */
 };
+#define LP_USTACK_WAIT_SHIFT 8		/* flags >> this & 3: enum lp_wait */
 
 #define LP_PY_MAX_FRAMES 64	/* Python frames recorded per stack, innermost first */
 #define LP_PY_MAX_THREADS 256	/* PyThreadStates searched for a thread not cached */
@@ -247,7 +265,7 @@ struct lp_timed_key {
 	__s32 ustack_id;
 	__s32 kstack_id;
 	__s32 nr;		/* syscall number, -1 for none */
-	__u32 pad;
+	__u32 wait;		/* enum lp_wait */
 	char comm[LP_COMM_LEN];
 };
 
@@ -347,7 +365,10 @@ struct lp_task {
 	__u64 pend_max;		/* that block's length */
 	__u32 tgid;		/* 0 until the state is initialized */
 	__u32 track_flags;	/* enum lp_task_flag (--requests) */
-	/* only written with --requests, --files or --net: */
+	__u32 wait;		/* enum lp_wait of the wait in progress */
+	__u32 wait_pad;
+	/* only written with --requests, --files or --net (arg0 also for
+	 * the syscalls of bpf/waits.bpf.h with --mode syscall): */
 	__u64 sys_arg0;		/* first two syscall arguments, saved at sys_enter */
 	__u64 sys_arg1;
 	__u64 cpu_seen;		/* sum_exec_runtime when last charged to the process */

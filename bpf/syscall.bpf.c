@@ -19,6 +19,7 @@
  */
 #include "track.bpf.h"
 #include "ustack.bpf.h"
+#include "waits.bpf.h"
 
 #define MAX_ERRNO 4095
 #define TASK_RUNNING 0
@@ -210,7 +211,7 @@ static __always_inline struct lp_task *task_state_get(struct task_struct *task,
  */
 static __always_inline bool sys_entered(long nr)
 {
-	if (sys_traced(nr))
+	if (sys_traced(nr) || (cfg_syscalls && waits_entered(nr)))
 		return true;
 	return cfg_track && nr >= 0 && nr < LP_MAX_SYSCALL_NR;
 }
@@ -289,6 +290,8 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 		t->sys_arg0 = BPF_CORE_READ(regs, di);
 		t->sys_arg1 = BPF_CORE_READ(regs, si);
 	}
+	if (cfg_syscalls)
+		waits_sys_enter(regs, t, nr);
 	if (cfg_offcpu) {
 		t->pend_blocked = 0;
 		t->pend_preempted = 0;
@@ -305,7 +308,7 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 	__u64 now, dur, latency;
 	struct lp_proc *proc;
 	struct lp_task *t;
-	__u32 tgid;
+	__u32 tgid, wait;
 	__s32 nr;
 
 	if (!regs_cache_get(regs, &t)) {
@@ -322,11 +325,12 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 	dur = now - t->sys_start;
 	t->sys_start = 0;
 	nr = t->sys_nr;
-	if (cfg_track) {
+	if (cfg_track)
 		track_sys_exit(bpf_get_current_task_btf(), t, nr, now, dur, ret);
-		if (cfg_sys_filter_on && !sys_traced(nr))
-			return 0;
-	}
+	if (cfg_syscalls)
+		waits_sys_exit(t, nr, ret);
+	if ((cfg_track || cfg_syscalls) && cfg_sys_filter_on && !sys_traced(nr))
+		return 0;
 	if (cfg_syscalls)
 		sys_account(tgid, t->fast_base, nr, dur, ret < 0 && ret >= -MAX_ERRNO, false);
 	latency = cfg_syscalls && dur >= cfg_syscall_min_ns ? dur : 0;
@@ -335,6 +339,7 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!proc)
 		return 0;
+	wait = waits_is_wait(nr) ? t->wait : LP_WAIT_NONE;
 	if (cfg_unwind_dwarf) {
 		struct ustack_info info = {
 			.kind = LP_SAMPLE_SYSCALL,
@@ -345,6 +350,7 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 			.blocked_ns = t->pend_blocked,
 			.preempted_ns = t->pend_preempted,
 			.nr = nr,
+			.flags = wait << LP_USTACK_WAIT_SHIFT,
 		};
 
 		ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_TRACE);
@@ -355,6 +361,7 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 			.gen = proc->gen,
 			.kstack_id = -ENOENT,
 			.nr = nr,
+			.wait = wait,
 		};
 
 		key.ustack_id = stack_get(ctx, BPF_F_USER_STACK, false);
@@ -461,6 +468,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	key.ustack_id = t->off_ustack;
 	key.kstack_id = t->off_kstack;
 	key.nr = t->sys_start ? t->sys_nr : -1;
+	key.wait = t->sys_start && waits_is_wait(key.nr) ? t->wait : LP_WAIT_NONE;
 	BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
 	timed_add(&key, 0, blocked, preempted);
 }
@@ -584,6 +592,8 @@ static __always_inline int in_flight_report(struct task_struct *task, const enum
 		info.blocked_ns = t->pend_blocked;
 		info.preempted_ns = t->pend_preempted;
 		info.kstack_id = t->pend_kstack;
+		if (waits_is_wait(info.nr))
+			info.flags |= t->wait << LP_USTACK_WAIT_SHIFT;
 		if (cfg_syscalls) {
 			sys_account(info.tgid, t->fast_base, info.nr, dur, false, true);
 			if (dur >= cfg_syscall_min_ns)

@@ -28,11 +28,14 @@ _Static_assert(sizeof(struct lp_sys_stat) % 8 == 0, "lp_sys_stat layout");
 _Static_assert(offsetof(struct lp_ustack_sample, stack) == LP_USTACK_HDR_SIZE, "ustack header");
 _Static_assert(LP_HIST_SLOTS == SYS_HIST_SLOTS, "histogram slots");
 _Static_assert(sizeof(struct lp_event) == 40, "lp_event layout");
-_Static_assert(sizeof(struct lp_proc) == 8, "lp_proc layout");
+_Static_assert(sizeof(struct lp_proc) == 24, "lp_proc layout");
+_Static_assert((int)LP_WAIT_PATH == (int)SYSCALL_WAIT_DECIDED_PATH &&
+	       (int)LP_WAIT_IDLE == (int)SYSCALL_WAIT_DECIDED_IDLE &&
+	       (int)LP_WAIT_READY == (int)SYSCALL_WAIT_UNDECIDABLE, "lp_wait");
 _Static_assert(sizeof(struct lp_proc_event) == 56 + LP_ARGS_LEN, "lp_proc_event layout");
 _Static_assert(PROC_COMM_LEN == LP_COMM_LEN, "comm length");
 _Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
-_Static_assert(sizeof(struct lp_task) == 176, "lp_task layout");
+_Static_assert(sizeof(struct lp_task) == 184, "lp_task layout");
 _Static_assert(sizeof(struct lp_times) == sizeof(struct request_times), "lp_times layout");
 _Static_assert((int)LP_REQ_CAT_NR == (int)REQUEST_CAT_NR, "request categories");
 _Static_assert(LP_REQ_SHARED == REQUEST_SHARED, "request flags");
@@ -333,6 +336,7 @@ static int on_ustack(void *ctx, void *data, size_t size)
 	key.kstack_id = e->kstack_id;
 	key.kind = e->kind;
 	key.nr = e->nr;
+	key.wait = e->flags >> LP_USTACK_WAIT_SHIFT & 3;
 	memcpy(key.comm, e->comm, sizeof(key.comm));
 	if (e->flags & LP_USTACK_IN_FLIGHT)
 		c->in_flight_reported++;

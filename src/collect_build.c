@@ -227,6 +227,7 @@ struct sample_in {
 	const uint64_t *upcs;		/* DWARF-unwound user pcs, or NULL */
 	size_t nr_upcs;
 	int32_t nr;			/* syscall number, -1 for none */
+	uint32_t wait;			/* enum lp_wait */
 	uint64_t cpu_samples;
 	uint64_t slow_syscalls, latency_ns, max_ns;
 	uint64_t blocked_ns, preempted_ns;
@@ -264,7 +265,7 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 		};
 		labels[nl++] = (struct profile_label){
 			.key = SYSCALL_WAIT_LABEL,
-			.str = syscall_idle_wait(in->nr) ? SYSCALL_WAIT_IDLE : SYSCALL_WAIT_PATH
+			.str = syscall_wait_label(in->nr, in->wait)
 		};
 	}
 	base = nl;
@@ -385,6 +386,7 @@ static int builder_timed_sample(struct builder *b, const struct builder_cols *co
 		.kstack_id = key->kstack_id,
 		.ustack_id = key->ustack_id,
 		.nr = key->nr,
+		.wait = key->wait,
 		.slow_syscalls = val->count,
 		.latency_ns = val->latency_ns,
 		.max_ns = val->max_ns,
@@ -411,6 +413,7 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 			.upcs = e->pcs,
 			.nr_upcs = e->nr_pcs,
 			.nr = e->key.nr,
+			.wait = e->key.wait,
 			.blocked_ns = e->sum.blocked_ns,
 			.preempted_ns = e->sum.preempted_ns,
 		};

@@ -410,7 +410,7 @@ int export_json(FILE *out, const struct profile *p, const struct profile_weight 
 
 	fprintf(out, "{\"format\":\"latprof-json\",\"version\":%d,\"weight\":", JSON_VERSION);
 	json_put_str(out, w->name);
-	if (w->wait) {	/* --weight NAME:path or :idle */
+	if (w->wait) {	/* --weight NAME:path, :idle or :readiness */
 		fputs(",\"wait\":", out);
 		json_put_str(out, w->wait);
 	}

@@ -50,9 +50,11 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 		wait = SYSCALL_WAIT_IDLE;
 	else if (colon && !strcmp(colon + 1, SYSCALL_WAIT_PATH))
 		wait = SYSCALL_WAIT_PATH;
+	else if (colon && !strcmp(colon + 1, SYSCALL_WAIT_READY))
+		wait = SYSCALL_WAIT_READY;
 	else if (colon) {
-		pr_err("unknown wait filter '%s' in --weight %s (want :path or :idle)", colon + 1,
-		       name);
+		pr_err("unknown wait filter '%s' in --weight %s (want :path, :idle or :readiness)",
+		       colon + 1, name);
 		return -EINVAL;
 	}
 	for (i = 0; i < ARRAY_SIZE(weights); i++) {
@@ -86,9 +88,10 @@ int64_t profile_weight_of(const struct profile_weight *w, const struct profile_s
 
 	if (w->wait) {
 		const struct profile_label *l = profile_sample_label(s, SYSCALL_WAIT_LABEL);
-		bool idle = l && l->str && !strcmp(l->str, SYSCALL_WAIT_IDLE);
+		/* no label (CPU time, time outside syscalls): on the path */
+		const char *wait = l && l->str ? l->str : SYSCALL_WAIT_PATH;
 
-		if (idle != !strcmp(w->wait, SYSCALL_WAIT_IDLE))
+		if (strcmp(wait, w->wait))
 			return 0;
 	}
 

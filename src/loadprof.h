@@ -22,19 +22,19 @@ struct profile_weight {
 	int cols[2];
 	int nr_cols;
 	unsigned int stack_flags;	/* enum stacks_flag to add */
-	const char *wait;	/* ":idle" or ":path" filter: only the samples whose
-				 * syscall wait is idle (or is not), NULL: all
-				 * (syscalls.h, syscall_idle_wait) */
+	const char *wait;	/* ":path", ":idle" or ":readiness" filter: only the
+				 * samples whose "wait" label is that (no label:
+				 * path), NULL: all (syscalls.h) */
 };
 
 /* The names --weight accepts, for help and error messages. */
 #define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu or wall, " \
-	"optionally with :path or :idle"
+	"optionally with :path, :idle or :readiness"
 
 /*
- * Resolve --weight @name for @p: "WEIGHT" or "WEIGHT:path" / "WEIGHT:idle",
- * which keep only the waits on the path of work (samples not labelled idle)
- * or only the idle ones. 0, or -EINVAL after printing why (unknown weight or
+ * Resolve --weight @name for @p: "WEIGHT" or "WEIGHT:path" / ":idle" /
+ * ":readiness", which keep only the samples on the path of work (labelled
+ * path, or not labelled), only the idle waits, or only the waits not decided. 0, or -EINVAL after printing why (unknown weight or
  * filter, or the profile has no such values because the collector was off).
  */
 int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w);

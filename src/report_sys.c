@@ -188,19 +188,22 @@ out:
 	return err;
 }
 
+/* The groups of sites, in the order they are printed: by their "wait" label. */
+enum site_wait { SITE_PATH, SITE_READY, SITE_IDLE, SITE_WAITS };
+
 struct site {
-	const char *name;	/* interned */
+	const char *name;	/* interned: its group's digit, then the site */
 	uint64_t total_ns, calls, max_ns;
-	bool idle;		/* an idle wait (syscall_idle_wait) */
+	enum site_wait wait;
 };
 
-/* Waits on the path of work first, idle waits after; each by total time. */
+/* Waits on the path of work first, then undecided, idle last; each by total time. */
 static int cmp_site(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
 
-	if (x->idle != y->idle)
-		return x->idle ? 1 : -1;
+	if (x->wait != y->wait)
+		return x->wait > y->wait ? 1 : -1;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
 	return strcmp(x->name, y->name);
@@ -245,7 +248,7 @@ struct site_table {
 	struct hashmap idx;	/* name -> index + 1 */
 };
 
-static struct site *site_get(struct site_table *t, const char *name)
+static struct site *site_get(struct site_table *t, const char *name, enum site_wait wait)
 {
 	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&t->idx, name, 0, 0));
 
@@ -253,8 +256,18 @@ static struct site *site_get(struct site_table *t, const char *name)
 		return &t->items[i - 1];
 	if (array_grow(t, t->nr + 1) || hashmap_put(&t->idx, name, 0, 0, HASHMAP_NUM(t->nr + 1)))
 		return NULL;
-	t->items[t->nr] = (struct site){ .name = name };
+	t->items[t->nr] = (struct site){ .name = name, .wait = wait };
 	return &t->items[t->nr++];
+}
+
+/* The group of a sample by its "wait" label (none: on the path, as before it existed). */
+static enum site_wait site_wait_of(const struct profile_label *wait)
+{
+	if (!wait || !wait->str)
+		return SITE_PATH;
+	if (!strcmp(wait->str, SYSCALL_WAIT_IDLE))
+		return SITE_IDLE;
+	return strcmp(wait->str, SYSCALL_WAIT_READY) ? SITE_PATH : SITE_READY;
 }
 
 static int collect_sites(const struct profile *p, int lat, int calls, unsigned int flags,
@@ -262,6 +275,7 @@ static int collect_sites(const struct profile *p, int lat, int calls, unsigned i
 {
 	struct stack_names st = { 0 };
 	char buf[512];
+	enum site_wait w;
 	size_t i;
 	int err = 0;
 
@@ -277,13 +291,15 @@ static int collect_sites(const struct profile *p, int lat, int calls, unsigned i
 				     STACKS_FLAG_PROGRAM_ONLY | flags, names, &st);
 		if (err)
 			break;
-		site_name(&st, !(flags & STACKS_FLAG_NATIVE), buf, sizeof(buf));
-		site = site_get(t, strtab_intern(names, buf));
+		/* one site per group: an event loop's wait is on the path or idle */
+		w = site_wait_of(wait);
+		buf[0] = '0' + w;
+		site_name(&st, !(flags & STACKS_FLAG_NATIVE), buf + 1, sizeof(buf) - 1);
+		site = site_get(t, strtab_intern(names, buf), w);
 		if (!site || !site->name) {
 			err = -ENOMEM;
 			break;
 		}
-		site->idle = wait && wait->str && !strcmp(wait->str, SYSCALL_WAIT_IDLE);
 		site->total_ns += s->values[lat];
 		site->calls += calls >= 0 && s->values[calls] > 0 ? s->values[calls] : 0;
 		if (max && !max->str && (uint64_t)max->num > site->max_ns)
@@ -329,7 +345,7 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 	for (i = from; i < to; i++)
 		total += t->items[i].total_ns;
 	for (i = from; i < to && i - from < top; i++) {
-		const char *name = t->items[i].name;
+		const char *name = t->items[i].name + 1;	/* after its group's digit */
 
 		top_total += t->items[i].total_ns;
 		report_fmt_ns(tot, sizeof(tot), t->items[i].total_ns);
@@ -345,15 +361,32 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 	return total;
 }
 
+/* Sites [@from, @to) of @t under a line "@what; docs/syscalls.md): TOTAL in N calls". */
+static void print_wait_group(FILE *out, const struct report_opts *o, const struct site_table *t,
+			     size_t from, size_t to, const char *what)
+{
+	uint64_t ns = 0, calls = 0;
+	char tot[16];
+	size_t i;
+
+	if (from >= to)
+		return;
+	for (i = from; i < to; i++) {
+		ns += t->items[i].total_ns;
+		calls += t->items[i].calls;
+	}
+	report_fmt_ns(tot, sizeof(tot), ns);
+	fprintf(out, "  %s; docs/syscalls.md): %s in %" PRIu64 " calls\n", what, tot, calls);
+	print_sites(out, t, from, to, o->top);
+}
+
 int report_slow_sites(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	int lat = profile_type_index(p, PROFILE_TYPE_LATENCY);
 	int calls = profile_type_index(p, PROFILE_TYPE_SYSCALLS);
 	struct strtab *names;
 	struct site_table t = { 0 };
-	uint64_t idle_ns = 0, idle_calls = 0;
-	char tot[16];
-	size_t i, path;
+	size_t i, from[SITE_WAITS + 1] = { 0 };
 	int err;
 
 	if (lat < 0)
@@ -370,26 +403,26 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 			   profile_get_meta(p, RUN_META_MIN_DURATION_US) : "?");
 	/* sorting moves the sites: the name index is of no use afterwards */
 	array_sort(t.items, t.nr, sizeof(*t.items), cmp_site);
-	for (path = 0; path < t.nr && !t.items[path].idle; path++)
-		;
+	for (i = 0; i < t.nr; i++)
+		from[t.items[i].wait + 1] = i + 1;
+	for (i = 1; i <= SITE_WAITS; i++)	/* groups with no site start where the last ended */
+		if (from[i] < from[i - 1])
+			from[i] = from[i - 1];
 	if (!t.nr)
 		fprintf(out, "  none: no syscall reached the threshold\n");
-	else if (!path)
+	else if (!from[SITE_IDLE])
 		fprintf(out, "  none on the path of work: every slow syscall was an idle wait\n");
+	else if (!from[SITE_READY])
+		fprintf(out, "  none decided on the path of work: see the waits below\n");
 	else
 		fprintf(out, "  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
-	print_sites(out, &t, 0, path, o->top);
-	if (path < t.nr) {
-		for (i = path; i < t.nr; i++) {
-			idle_ns += t.items[i].total_ns;
-			idle_calls += t.items[i].calls;
-		}
-		report_fmt_ns(tot, sizeof(tot), idle_ns);
-		fprintf(out, "  idle waits, apart (a thread parked until work arrives: event loop "
-			"and\n  accept waits; docs/syscalls.md): %s in %" PRIu64 " calls\n", tot,
-			idle_calls);
-		print_sites(out, &t, path, t.nr, o->top);
-	}
+	print_sites(out, &t, 0, from[SITE_READY], o->top);
+	print_wait_group(out, o, &t, from[SITE_READY], from[SITE_IDLE],
+			 "readiness waits, not decided (nothing to tell them by: pipes, a "
+			 "reply\n  streaming in, begun before the recording");
+	print_wait_group(out, o, &t, from[SITE_IDLE], t.nr,
+			 "idle waits, apart (a thread parked until work arrives: nothing "
+			 "pending on\n  its connections, or accept");
 out:
 	free(t.items);
 	hashmap_release(&t.idx);

@@ -30,6 +30,7 @@ int run_meta_store(const struct run_meta *m, struct profile *p)
 	err = store_u64(p, RUN_META_MIN_BLOCK_US, m->has_min_block, m->min_block_us, err);
 	err = store_str(p, RUN_META_SYSCALLS, m->syscalls, err);
 	err = store_str(p, RUN_META_TRACK, m->track, err);
+	err = store_str(p, RUN_META_WAIT_RULE, m->wait_rule, err);
 	err = store_u64(p, RUN_META_STARTUP_NS, true, m->startup_ns, err);
 	return store_u64(p, RUN_META_EXIT_STATUS, m->has_exit_status, m->exit_status, err);
 }

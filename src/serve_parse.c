@@ -35,14 +35,15 @@ static int query_u64(serve_query_get_fn *get, void *ctx, const char *key, uint64
 /*
  * Does weight @weight have its columns in a recording with these
  * collectors? NULL: yes; the --mode it needs; "" for no such weight. A
- * ":path" or ":idle" filter after it (loadprof.h) is allowed.
+ * ":path", ":idle" or ":readiness" filter after it (loadprof.h) is allowed.
  */
 static const char *weight_needs(const char *weight, const struct serve_profile_req *r)
 {
 	const char *colon = strchr(weight, ':');
 	char w[16];
 
-	if (colon && strcmp(colon, ":path") && strcmp(colon, ":idle"))
+	if (colon && strcmp(colon, ":path") && strcmp(colon, ":idle") &&
+	    strcmp(colon, ":readiness"))
 		return "";
 	snprintf(w, sizeof(w), "%.*s", (int)strcspn(weight, ":"), weight);
 	if (!strcmp(w, "cpu") || !strcmp(w, "cpu-time") || !strcmp(w, "samples"))

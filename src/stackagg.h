@@ -17,7 +17,7 @@ struct stackagg_key {
 	int32_t kstack_id;	/* kernel stack map id or -errno */
 	uint32_t kind;		/* enum lp_sample_kind */
 	int32_t nr;		/* syscall number, -1 for none */
-	uint32_t pad;		/* zero */
+	uint32_t wait;		/* enum lp_wait (syscalls.h: syscall_wait_decided) */
 	char comm[16];
 };
 

@@ -29,7 +29,7 @@ static const struct weight_look {
 	{ "wall", "Wall-clock (hot/cold) flame graph", "nanoseconds" },
 };
 
-/* The look of weight @name; a ":path"/":idle" filter after it is not part of the name. */
+/* The look of weight @name; a ":path"/":idle"/":readiness" filter is not part of the name. */
 static const struct weight_look *weight_look(const char *name)
 {
 	size_t i, len = strcspn(name, ":");
@@ -90,7 +90,8 @@ void stacks_svg_finish(struct stacks_svg *s, const char *default_title)
 
 	if (!s->svg.title && !default_title && look && wait) {
 		snprintf(s->title, sizeof(s->title), "%s, %s waits only", look->title,
-			 !strcmp(wait + 1, "idle") ? "idle" : "on-path");
+			 !strcmp(wait + 1, "path") ? "on-path" :
+			 !strcmp(wait + 1, "idle") ? "idle" : "undecided readiness");
 		s->svg.title = s->title;
 	}
 	if (!s->svg.title)

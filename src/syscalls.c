@@ -133,7 +133,7 @@ const char *syscall_category_name(enum syscall_category c)
 	return c < SYSCALL_CATEGORY_NR ? category_names[c] : "other";
 }
 
-bool syscall_idle_wait(unsigned int nr)
+bool syscall_is_wait(unsigned int nr)
 {
 	static const char *const idle[] = {
 		"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select",
@@ -147,4 +147,17 @@ bool syscall_idle_wait(unsigned int nr)
 		if (!strcmp(idle[i], name))
 			return true;
 	return false;
+}
+
+const char *syscall_wait_label(unsigned int nr, unsigned int wait)
+{
+	switch (wait) {
+	case SYSCALL_WAIT_DECIDED_PATH:
+		return SYSCALL_WAIT_PATH;
+	case SYSCALL_WAIT_DECIDED_IDLE:
+		return SYSCALL_WAIT_IDLE;
+	case SYSCALL_WAIT_UNDECIDABLE:
+		return SYSCALL_WAIT_READY;
+	}
+	return syscall_is_wait(nr) ? SYSCALL_WAIT_READY : SYSCALL_WAIT_PATH;
 }

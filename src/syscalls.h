@@ -38,20 +38,34 @@ enum syscall_category syscall_category(unsigned int nr);
 const char *syscall_category_name(enum syscall_category c);
 
 /*
- * Is a slow call of syscall @nr an idle wait: a thread parked until work
- * arrives, not a wait in the middle of work? The rule (docs/syscalls.md,
- * "Idle waits"): the readiness waits of event loops and pools (epoll_wait,
- * epoll_pwait, epoll_pwait2, poll, ppoll, select, pselect6), accept and
- * accept4, the asynchronous I/O completion waits (io_getevents,
- * io_pgetevents) and the signal waits (pause, rt_sigsuspend,
- * rt_sigtimedwait). Everything else, sleeps, futexes, reads and writes
- * included, is on the path of work. Cannot fail.
+ * Is syscall @nr a readiness wait: one of the calls a thread makes to wait
+ * for something to happen, which is idle or on the path of work by what the
+ * program was doing when it began (bpf/waits.bpf.h decides; docs/syscalls.md,
+ * "Idle waits")? epoll_wait, epoll_pwait, epoll_pwait2, poll, ppoll, select,
+ * pselect6, accept, accept4, io_getevents, io_pgetevents, pause,
+ * rt_sigsuspend, rt_sigtimedwait. Every other slow syscall, sleeps, futexes,
+ * reads and writes included, is on the path of work. Cannot fail.
  */
-bool syscall_idle_wait(unsigned int nr);
+bool syscall_is_wait(unsigned int nr);
 
-/* The "wait" label of a syscall sample: "idle" or "path" (syscall_idle_wait). */
+/* What the hooks decided of a wait: enum lp_wait of bpf/latprof.h. */
+enum syscall_wait_decided {
+	SYSCALL_WAIT_NOT_DECIDED = 0,	/* not a wait, or begun before the recording */
+	SYSCALL_WAIT_DECIDED_PATH,
+	SYSCALL_WAIT_DECIDED_IDLE,
+	SYSCALL_WAIT_UNDECIDABLE,	/* nothing to tell by */
+};
+
+/*
+ * The "wait" label of a sample of syscall @nr whose hooks decided @wait
+ * (enum syscall_wait_decided): "path", "idle", or "readiness" for a
+ * readiness wait not decided. Cannot fail.
+ */
+const char *syscall_wait_label(unsigned int nr, unsigned int wait);
+
 #define SYSCALL_WAIT_LABEL "wait"
 #define SYSCALL_WAIT_IDLE "idle"
 #define SYSCALL_WAIT_PATH "path"
+#define SYSCALL_WAIT_READY "readiness"
 
 #endif

@@ -17,6 +17,16 @@
 #   - every request is marked shared (nginx serves all its connections on one
 #     event loop: the breakdown is proportional) and the report has the
 #     Requests section.
+# Then the wait rule (docs/syscalls.md, "Idle waits"), `record -p WORKER`
+# while a client sends 15 requests one after the other, timing each (its
+# clock is the truth), then leaves nginx with nothing to do for 1 s:
+#   - the worker's epoll_wait while a proxied request is open is on the
+#     path: latency:path >= 85% of the requests' time the client measured,
+#     and no more than that time (+2%, +10 ms): its waits between requests
+#     stay out;
+#   - its waits with no request open are idle: latency:idle >= 85% of the
+#     time between the requests and the pause, by the client's clock (its
+#     upstream connections, kept alive, do not make it undecided).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_cmd wrk wrk "the nginx test's client"
@@ -81,4 +91,40 @@ requests_match_wrk "$prof"
 [ "$REQ_SHARED" = "$REQ_N" ] || fail "$REQ_SHARED of $REQ_N requests marked shared on nginx's event loop"
 lp_report "$prof" "$WORKDIR/report.txt" || fail "latprof report failed"
 grep -q '^Requests' "$WORKDIR/report.txt" || { diag_file report "$WORKDIR/report.txt" 60; fail "the report has no Requests section"; }
-pass "$REQ_N requests (wrk $WRK_N), p50 $REQ_P50 / $WRK_P50 ns, p99 $REQ_P99 / $WRK_P99 ns"
+# the wait rule
+cat >"$WORKDIR/client.py" <<PY
+import sys, time, urllib.request
+busy = 0
+t0 = time.monotonic_ns()
+for _ in range(15):
+    t = time.monotonic_ns()
+    urllib.request.urlopen("http://127.0.0.1:$port/").read()
+    busy += time.monotonic_ns() - t
+    time.sleep(0.05)
+time.sleep(1)
+print("busy_ns=%d quiet_ns=%d" % (busy, time.monotonic_ns() - t0 - busy), flush=True)
+PY
+prof=$WORKDIR/ngw.pb.gz
+start_bg "$WORKDIR/lpw.err" "$LATPROF" record -v -p "$worker" -o "$prof"
+lp=$BG_PID
+wait_for_line "$WORKDIR/lpw.err" "attached after" 20 || { diag_file "latprof stderr" "$WORKDIR/lpw.err"; fail "latprof did not attach"; }
+/usr/bin/python3 "$WORKDIR/client.py" >"$WORKDIR/client.out" 2>&1 ||
+	{ diag_file client "$WORKDIR/client.out"; fail "the client failed"; }
+kill -INT "$lp"
+wait "$lp" || { diag_file "latprof stderr" "$WORKDIR/lpw.err"; fail "latprof record exited non-zero"; }
+busy=$(kv "$WORKDIR/client.out" "" busy_ns)
+quiet=$(kv "$WORKDIR/client.out" "" quiet_ns)
+for w in path idle; do
+	export_or_fail "$prof" "$WORKDIR/ngw.$w.folded" --format folded --weight latency:$w
+done
+epoll_sum() { awk '/;syscall:epoll_wait [0-9]+$/ { s += $NF } END { printf "%.0f", s }' "$1"; }
+path=$(epoll_sum "$WORKDIR/ngw.path.folded")
+idle=$(epoll_sum "$WORKDIR/ngw.idle.folded")
+info "worker's epoll_wait: path $path ns (the client measured $busy in requests)," \
+	"idle $idle ns (it measured $quiet between them)"
+[ "$(calc "($path >= 0.85 * $busy && $path <= 1.02 * $busy + 10000000 && $idle >= 0.85 * $quiet)")" = 1.000 ] || {
+	cat "$WORKDIR"/ngw.*.folded | cut -c1-200 | sed 's/^/  | /' >&2
+	fail "the worker's waits are not split by requests open"
+}
+pass "$REQ_N requests (wrk $WRK_N), p50 $REQ_P50 / $WRK_P50 ns, p99 $REQ_P99 / $WRK_P99 ns;" \
+	"epoll_wait path $(ratio "$path" "$busy") of the requests' time, idle $(ratio "$idle" "$quiet") of the rest"

@@ -20,10 +20,19 @@
 #   - >= 80% of the slow fdatasync time is under XLogFlush, and some of it under
 #     CommitTransactionCommand (the commit path; static functions of the
 #     stripped binary are "postgres+0x..." between them);
-#   - report: the first slow call site is on the path of work (not an idle
-#     wait), and the idle waits (the background processes' and the
-#     backends' epoll_wait) are listed apart with their total;
+#   - report: a slow call site on the path of work comes first, and the
+#     idle waits (the background processes' epoll_wait, the backends' waits
+#     for their client's next command) are listed apart with their total;
 #   - no slow call site is made only of libc frames.
+# Then the wait rule (docs/syscalls.md, "Idle waits"), `record --comm
+# postgres --comm psql` while psql runs `SELECT pg_sleep(0.2)` 10 times over
+# TCP with \timing on (psql's own clock around each query is the truth):
+#   - psql's poll for each result (libpq waits in poll) is on the path:
+#     latency:path >= 85% of the query time psql measured, none idle;
+#   - the backend's pg_sleep (WaitLatch: epoll_wait) is on the path too:
+#     >= 85% of that time under pg_sleep in latency:path;
+#   - every other postgres process's readiness waits (the background
+#     writers', the postmaster's) are >= 95% idle.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 PGBIN=/usr/lib/postgresql/15/bin
@@ -42,7 +51,7 @@ sql() { pg "$PGBIN/psql" -h "$pgdir" -p "$port" -XAtqc "$1" postgres; }
 pg "$PGBIN/initdb" -D "$pgdir/data" -A trust >"$WORKDIR/initdb.log" 2>&1 ||
 	{ diag_file initdb "$WORKDIR/initdb.log"; fail "initdb failed"; }
 pg "$PGBIN/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w -t 20 start -o \
-	"-k $pgdir -p $port -c listen_addresses='' -c track_wal_io_timing=on -c checkpoint_timeout=1h" \
+	"-k $pgdir -p $port -c listen_addresses=127.0.0.1 -c track_wal_io_timing=on -c checkpoint_timeout=1h" \
 	>"$WORKDIR/pg_ctl.log" 2>&1 || { diag_file "server log" "$pgdir/log"; fail "postgres did not start"; }
 at_exit runuser -u postgres -- "$PGBIN/pg_ctl" -D "$pgdir/data" -m immediate -w stop
 pg "$PGBIN/pgbench" -h "$pgdir" -p "$port" -i -s 1 postgres >"$WORKDIR/pgbench-i.log" 2>&1 ||
@@ -87,7 +96,7 @@ read -r all flush commit < <(awk '/;syscall:fdatasync [0-9]+$/ {
 		all += $NF
 		if (/;XLogFlush;/) flush += $NF
 		if (/;CommitTransactionCommand;/) commit += $NF
-	} END { printf "%d %d %d\n", all, flush, commit }' "$folded")
+	} END { printf "%.0f %.0f %.0f\n", all, flush, commit }' "$folded")
 info "fdatasync latency $all ns: under XLogFlush $flush, under CommitTransactionCommand $commit"
 in_range "$(calc "$flush / $all")" 0.80 1.0 || fail "only $flush of $all ns of fdatasync under XLogFlush"
 [ "$commit" -gt 0 ] || fail "no fdatasync under CommitTransactionCommand"
@@ -95,13 +104,11 @@ in_range "$(calc "$flush / $all")" 0.80 1.0 || fail "only $flush of $all ns of f
 report=$WORKDIR/pg.report
 lp_report "$prof" "$report" || { diag_file "report stderr" "$report.err"; fail "latprof report exited non-zero"; }
 sites=$(awk '/^Slow call sites/ { s = 1; next } s && /^[^ ]/ { s = 0 } s' "$report")
-first=$(echo "$sites" | awk '$NF ~ /^syscall:/ { print $NF; exit }')
-case $first in
-syscall:epoll_wait | syscall:epoll_pwait | syscall:poll | syscall:select | syscall:pselect6 | syscall:accept*)
-	echo "$sites" | head -20 | sed 's/^/  | /'; fail "the first slow call site is the idle wait $first" ;;
-'') echo "$sites" | head -20 | sed 's/^/  | /'; fail "no slow call site" ;;
-esac
-idle=$(echo "$sites" | sed -n 's/.*): \([0-9.]*[a-z]*s\) in \([0-9]*\) calls$/\1 in \2 calls/p')
+# the sites on the path come first, before the undecided and idle groups
+first=$(echo "$sites" | awk '/waits, (not decided|apart)/ { exit } $NF ~ /^syscall:/ { print $NF; exit }')
+[ -n "$first" ] || { echo "$sites" | head -20 | sed 's/^/  | /'; fail "no slow call site on the path of work"; }
+idle=$(echo "$sites" | awk '/idle waits, apart/ { getline; print }' |
+	sed -n 's/.*): \([0-9.]*[a-z]*s\) in \([0-9]*\) calls$/\1 in \2 calls/p')
 [ -n "$idle" ] || { echo "$sites" | head -40 | sed 's/^/  | /'; fail "the idle waits are not listed apart with their total"; }
 echo "$sites" | awk '/idle waits, apart/ { s = 1 } s && /syscall:epoll_wait/ { ok = 1 } END { exit !ok }' ||
 	fail "epoll_wait is not among the idle waits"
@@ -109,4 +116,48 @@ echo "$sites" | awk '/idle waits, apart/ { s = 1 } s && /syscall:epoll_wait/ { o
 libc_only=$(echo "$sites" | awk 'want { print $1; want = 0 } $NF ~ /^syscall:/ { want = 1 }' |
 	grep -E '^(__[a-z_]*|pthread_[a-z_]*|syscall)(;(__[a-z_]*|pthread_[a-z_]*|syscall))*$' || true)
 [ -z "$libc_only" ] || fail "slow call sites made of libc frames only: $libc_only"
-pass "$count fdatasync = pg_stat_wal's $wal_sync, $total ns vs $wal_sync_ms ms; first site $first; idle waits apart: $idle"
+# the wait rule: a client's and a backend's waits for a query on the path
+printf 'SELECT pg_sleep(0.2);\n%.0s' $(seq 10) >"$WORKDIR/sleeps.sql"
+chmod 0644 "$WORKDIR/sleeps.sql"
+prof=$WORKDIR/pgw.pb.gz
+start_bg "$WORKDIR/lpw.err" "$LATPROF" record -v --comm postgres --comm psql -d 5 -o "$prof"
+lp=$BG_PID
+wait_for_line "$WORKDIR/lpw.err" "attached after" 20 || { diag_file "latprof stderr" "$WORKDIR/lpw.err"; fail "latprof did not attach"; }
+pg "$PGBIN/psql" -h 127.0.0.1 -p "$port" -X -c '\timing on' -f "$WORKDIR/sleeps.sql" postgres \
+	>"$WORKDIR/psql.log" 2>&1 || { diag_file psql "$WORKDIR/psql.log"; fail "psql failed"; }
+wait "$lp" || { diag_file "latprof stderr" "$WORKDIR/lpw.err"; fail "latprof record exited non-zero"; }
+truth=$(awk '/^Time: / { s += $2 } END { printf "%.0f", s * 1e6 }' "$WORKDIR/psql.log")
+[ "$(grep -c '^Time: ' "$WORKDIR/psql.log")" = 10 ] ||
+	{ diag_file psql "$WORKDIR/psql.log"; fail "psql did not time 10 queries"; }
+for w in path idle readiness; do
+	export_or_fail "$prof" "$WORKDIR/pgw.$w.folded" --format folded --per-pid --weight latency:$w
+done
+waits='syscall:(epoll_wait|epoll_pwait|epoll_pwait2|select|pselect6|poll|ppoll|accept|accept4) [0-9]+$'
+# sums W PATTERN [EXCLUDE]: latency:W of the stacks matching PATTERN, not EXCLUDE
+sums()
+{
+	awk -v pat="$2" -v ex="${3:-^$}" '$0 ~ pat && $0 !~ ex { s += $NF } END { printf "%.0f", s }' \
+		"$WORKDIR/pgw.$1.folded"
+}
+psql_path=$(sums path '^psql-[0-9]+;.*syscall:poll [0-9]+$')
+psql_idle=$(sums idle '^psql-[0-9]+;.*syscall:poll [0-9]+$')
+sleep_path=$(sums path ';pg_sleep;.*syscall:epoll_wait [0-9]+$')
+backend=$(awk '/;pg_sleep;/ { split($1, f, ";"); print f[1]; exit }' "$WORKDIR/pgw.path.folded")
+bg_idle=$(sums idle "^postgres-[0-9]+;.*$waits" "^${backend:-none};")
+bg_all=$((bg_idle + $(sums path "^postgres-[0-9]+;.*$waits" "^${backend:-none};") +
+	$(sums readiness "^postgres-[0-9]+;.*$waits" "^${backend:-none};")))
+info "pg_sleep x10: psql measured $truth ns; psql's poll on the path $psql_path (idle $psql_idle)," \
+	"the backend ($backend) under pg_sleep on the path $sleep_path; the other postgres" \
+	"processes' readiness waits $bg_idle of $bg_all ns idle"
+if [ "$(calc "($psql_path >= 0.85 * $truth && $sleep_path >= 0.85 * $truth)")" != 1.000 ] ||
+	[ "$psql_idle" != 0 ]; then
+	grep -h -e '^psql' -e 'pg_sleep' "$WORKDIR"/pgw.*.folded | cut -c1-200 | sed 's/^/  | /' >&2
+	fail "the waits for a query are not on the path"
+fi
+[ "$bg_all" -gt 0 ] && [ "$(calc "($bg_idle >= 0.95 * $bg_all)")" = 1.000 ] || {
+	grep -hv -e '^psql' -e "^${backend:-none};" "$WORKDIR/pgw.path.folded" "$WORKDIR/pgw.readiness.folded" |
+		grep -E "$waits" | cut -c1-200 | sed 's/^/  | /' >&2
+	fail "the background processes' waits are not idle"
+}
+
+pass "$count fdatasync = pg_stat_wal's $wal_sync, $total ns vs $wal_sync_ms ms; first site $first; idle waits apart: $idle; pg_sleep on the path $(ratio "$psql_path" "$truth") (psql), $(ratio "$sleep_path" "$truth") (backend); background waits $(ratio "$bg_idle" "$bg_all") idle"

@@ -135,10 +135,10 @@ static void add_sample(struct profile *p, const uint64_t *locs, uint32_t pid, co
 	if (syscall) {
 		l[nl++] = (struct profile_label){ .key = "syscall", .str = syscall };
 		l[nl++] = (struct profile_label){ .key = "category", .str = category };
-		/* as collect_build.c labels them */
+		/* as collect_build.c labels them when the hooks decide a wait idle */
 		l[nl++] = (struct profile_label){
 			.key = SYSCALL_WAIT_LABEL,
-			.str = syscall_idle_wait(syscall_number(syscall)) ? SYSCALL_WAIT_IDLE :
+			.str = syscall_is_wait(syscall_number(syscall)) ? SYSCALL_WAIT_IDLE :
 			       SYSCALL_WAIT_PATH
 		};
 	}
@@ -514,6 +514,61 @@ static void check_empty(void)
 	profile_free(p);
 }
 
+/* A slow epoll_wait of the worker's loop whose hooks decided @wait. */
+static void add_loop_wait(struct profile *p, const struct fns *f, const char *wait,
+			  int64_t calls, int64_t ns)
+{
+	const uint64_t loc[] = { f->worker_loop, f->main };
+	const struct profile_label l[] = {
+		{ .key = "pid", .num = 101 }, { .key = "comm", .str = "worker" },
+		{ .key = "syscall", .str = "epoll_wait" }, { .key = "category", .str = "sync" },
+		{ .key = SYSCALL_WAIT_LABEL, .str = wait },
+	};
+
+	CHECK(profile_add_sample(p, loc, 2, (int64_t[COL_NR]){ 0, 0, calls, ns }, l, 5) == 0);
+}
+
+/*
+ * One event loop's waits, the same stack, decided three ways: each group is
+ * its own site, on the path first, undecided next, idle apart; with no wait
+ * on the path, the report does not claim every wait was idle.
+ */
+static void check_wait_groups(void)
+{
+	const struct report_opts o = { .weight = "cpu", .weight_unit = "count", .top = 3,
+				       .stacks = 2, .slowest = 2 };
+	struct profile *p = profile_cpu_only(true);
+	struct fns f;
+	char *got;
+
+	if (!p)
+		return;
+	CHECK(profile_set_meta(p, "min_duration_us", "1000") == 0);
+	add_locations(p, &f);
+	add_loop_wait(p, &f, SYSCALL_WAIT_READY, 1, 50 * MS);
+	add_loop_wait(p, &f, SYSCALL_WAIT_IDLE, 3, 900 * MS);
+	got = render(report_slow_sites, &o, p);
+	CHECK(got && strstr(got, "none decided on the path of work"));
+	CHECK(got && !strstr(got, "every slow syscall was an idle wait"));
+	free(got);
+	add_loop_wait(p, &f, SYSCALL_WAIT_PATH, 2, 200 * MS);
+	CHECK_RENDERS(report_slow_sites, &o, p,
+		      "\nSlow call sites (syscalls >= 1000 us, innermost frames)\n"
+		      "    total   calls    max  site\n"
+		      "    200ms       2    0ns  syscall:epoll_wait\n"
+		      "                          main;worker_loop\n"
+		      "  readiness waits, not decided (nothing to tell them by: pipes, a reply\n"
+		      "  streaming in, begun before the recording; docs/syscalls.md): 50ms in 1 "
+		      "calls\n"
+		      "     50ms       1    0ns  syscall:epoll_wait\n"
+		      "                          main;worker_loop\n"
+		      "  idle waits, apart (a thread parked until work arrives: nothing pending on\n"
+		      "  its connections, or accept; docs/syscalls.md): 900ms in 3 calls\n"
+		      "    900ms       3    0ns  syscall:epoll_wait\n"
+		      "                          main;worker_loop\n");
+	profile_free(p);
+}
+
 /*
  * STACKS_FLAG_PROGRAM_ONLY: the C library's frames go, the program's stay;
  * a stack with no frame outside the system libraries keeps them all (a site
@@ -571,6 +626,7 @@ int main(void)
 	}
 	profile_free(p);
 	check_empty();
+	check_wait_groups();
 	check_program_only();
 	return check_exit();
 }

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A readiness wait is on the path of work or idle by what the program is
+# doing when it begins (bpf/waits.bpf.h, docs/syscalls.md "Idle waits"),
+# not by the syscall's name: the same poll and epoll_wait are both.
+#
+#   - a synchronous client with a socket timeout (tests/fixtures/py_wait.py:
+#     CPython polls before recv) waiting 100 ms per call for its backend:
+#     the poll and recvfrom under call_backend_timeout are on the path
+#     (>= 85% of the time the fixture measured around the call), none idle;
+#   - an asyncio service (tests/fixtures/py_asyncio_waits.py) whose requests
+#     await a backend, two open at a time, then none for 2 x 0.5 s: the
+#     service's epoll_wait on the path >= 85% of the time it measured with
+#     a request open, and no more than that time (its idle waits stay out),
+#     its epoll_wait decided idle >= 85% of the time it measured with none
+#     open;
+#   - the recording says wait_rule=state; report and JSON agree.
+#
+# Ground truth: the fixtures' own monotonic clocks. ~15 s.
+TEST_BUDGET_S=${TEST_BUDGET_S:-90}
+. "$(dirname "$0")/lib.sh"
+require_root_bpf
+require_tools
+FIX=$(cd "$(dirname "$0")/../fixtures" && pwd)
+PY=/usr/bin/python3
+
+# sum_of FOLDED PID PATTERN: latency of the stacks of process PID (first
+# frame COMM-PID) whose frames match the awk regex PATTERN
+sum_of()
+{
+	awk -v pid="$2" -v pat="$3" '{
+		n = split($0, f, ";"); first = f[1]
+		if (first !~ ("-" pid "$") || $0 !~ pat)
+			next
+		s += $NF
+	} END { printf "%.0f", s }' "$1"
+}
+
+# the synchronous client
+record_or_fail sync -- $PY "$FIX/py_wait.py" 5 0.1
+truth=$(kv "$WORKDIR/sync.out" "" call_timeout_ns)
+[ -n "$truth" ] || { diag_file "stdout" "$WORKDIR/sync.out"; fail "py_wait.py printed no call_timeout_ns"; }
+for w in path idle readiness; do
+	export_or_fail "$WORKDIR/sync.pb.gz" "$WORKDIR/sync.$w.folded" --format folded \
+		--weight latency:$w
+done
+pat='call_backend_timeout \(py_wait\.py\);.*syscall:(poll|recvfrom) [0-9]+$'
+sum_all()
+{
+	awk -v pat="$2" '$0 ~ pat { s += $NF } END { printf "%.0f", s }' "$1"
+}
+path=$(sum_all "$WORKDIR/sync.path.folded" "$pat")
+idle=$(sum_all "$WORKDIR/sync.idle.folded" "$pat")
+ready=$(sum_all "$WORKDIR/sync.readiness.folded" "$pat")
+info "sync client: call_backend_timeout path $path ns, idle $idle, readiness $ready; it measured $truth ns"
+sync_ratio=$(ratio "$path" "$truth")
+if [ "$(calc "($path >= 0.85 * $truth)")" != 1.000 ] || [ "$idle" != 0 ]; then
+	for w in path idle readiness; do
+		grep -h "call_backend_timeout" "$WORKDIR/sync.$w.folded" | sed "s/^/  $w | /" >&2
+	done
+	fail "sync client: its waits for the backend are not on the path"
+fi
+
+# the asyncio service
+record_or_fail aio -- $PY "$FIX/py_asyncio_waits.py" 4 0.2 0.5
+line=$(grep -m1 '^service=' "$WORKDIR/aio.out")
+[ -n "$line" ] || { diag_file "stdout" "$WORKDIR/aio.out"; fail "py_asyncio_waits.py printed nothing"; }
+svc=$(kv "$WORKDIR/aio.out" "" service)
+busy=$(kv "$WORKDIR/aio.out" "" busy_ns)
+quiet=$(kv "$WORKDIR/aio.out" "" idle_ns)
+for w in path idle readiness; do
+	export_or_fail "$WORKDIR/aio.pb.gz" "$WORKDIR/aio.$w.folded" --format folded --per-pid \
+		--weight latency:$w
+done
+epoll='syscall:epoll_wait [0-9]+$'
+path=$(sum_of "$WORKDIR/aio.path.folded" "$svc" "$epoll")
+idle=$(sum_of "$WORKDIR/aio.idle.folded" "$svc" "$epoll")
+ready=$(sum_of "$WORKDIR/aio.readiness.folded" "$svc" "$epoll")
+info "asyncio service $svc: epoll_wait path $path ns (it measured $busy with a request open)," \
+	"idle $idle (it measured $quiet with none), readiness $ready"
+ok=$(calc "($path >= 0.85 * $busy && $path <= 1.02 * $busy + 10000000 && $idle >= 0.85 * $quiet)")
+if [ "$ok" != 1.000 ]; then
+	for w in path idle readiness; do
+		grep -h -- "-$svc;" "$WORKDIR/aio.$w.folded" | grep epoll_wait |
+			sed "s/^/  $w | /" | cut -c1-200 >&2
+	done
+	fail "asyncio service: its loop's waits are not split by requests open"
+fi
+
+# the rule is named; the report lists the undecided and idle waits apart
+meta=$(profile_meta "$WORKDIR/aio.pb.gz" | awk -F= '$1 == "wait_rule" { print $2 }')
+[ "$meta" = state ] || fail "the recording's wait_rule is '$meta', not state"
+lp_report "$WORKDIR/aio.pb.gz" "$WORKDIR/aio.report" || fail "report failed"
+grep -q "idle waits, apart" "$WORKDIR/aio.report" ||
+	{ diag_file report "$WORKDIR/aio.report" 60; fail "the report lists no idle waits apart"; }
+grep -q "none on the path of work" "$WORKDIR/aio.report" &&
+	fail "the report says no wait was on the path of work"
+pass "sync client: $sync_ratio of its calls' time on the path; asyncio loop: path" \
+	"$(ratio "$path" "$busy") of its busy time, idle $(ratio "$idle" "$quiet") of its quiet time"
