@@ -203,11 +203,25 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 	struct lp_fd_key key = { .tgid = t->tgid, .fd = (__s32)t->sys_arg0 };
 	enum track_op op = track_op_of(nr);
 	struct lp_proc *proc;
-	struct conv *c;
+	struct conv *c = NULL;
+	__u32 pending;
 	bool sent;
 
 	if (!waits_is_conv(nr))
 		return;
+	if (op == TRACK_READ || op == TRACK_WRITE) {
+		if (ret <= 0)
+			return;
+		/* the common case, a descriptor seen before whose state stays: one lookup */
+		sent = op == TRACK_WRITE;
+		c = bpf_map_lookup_elem(&convs, &key);
+		if (c && c->role != CONV_SERVER && c->role != CONV_CLIENT)
+			return;
+		/* a server owes a reply once it reads; a client awaits one once it writes */
+		pending = c && c->role == CONV_SERVER ? !sent : sent;
+		if (c && c->pending == pending)
+			return;
+	}
 	proc = bpf_map_lookup_elem(&procs, &key.tgid);
 	if (!proc)
 		return;
@@ -235,22 +249,15 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 	default:
 		return;
 	}
-	if (ret <= 0)
-		return;
-	sent = op == TRACK_WRITE;
-	c = bpf_map_lookup_elem(&convs, &key);
 	if (!c) {
 		conv_new(proc, t->tgid, key.fd,
 			 waits_guess_role(bpf_get_current_task_btf(), key.fd, sent));
 		c = bpf_map_lookup_elem(&convs, &key);
-		if (!c)
+		if (!c || (c->role != CONV_SERVER && c->role != CONV_CLIENT))
 			return;
+		pending = c->role == CONV_SERVER ? !sent : sent;
 	}
-	/* a server owes a reply once it reads; a client awaits one once it writes */
-	if (c->role == CONV_SERVER)
-		conv_pend(proc, c, !sent);
-	else if (c->role == CONV_CLIENT)
-		conv_pend(proc, c, sent);
+	conv_pend(proc, c, pending);
 }
 
 /*
