@@ -30,6 +30,7 @@ extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
 extern const volatile __u32 cfg_sys_fast_slots;	/* <= LP_SYS_FAST_SLOTS */
 extern const volatile __u32 cfg_bpf_loop;	/* the kernel has bpf_loop (5.17) */
 extern __u64 lp_target_bits[LP_TARGET_WORDS];	/* latprof.h */
+extern __u32 lp_proc_stamps;	/* the last struct lp_proc.stamp given */
 extern __u64 lp_regs_cache[LP_REGS_CACHE_SLOTS];	/* latprof.h */
 extern __u64 lp_regs_offset;	/* pt_regs - task_struct.stack: 0 unknown yet, 1 cache off */
 
@@ -465,6 +466,7 @@ static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
 	struct lp_proc zero = { .fast_slot = fast_slot_alloc(tgid) };
 	long err;
 
+	zero.stamp = __sync_fetch_and_add(&lp_proc_stamps, 1) + 1;
 	err = bpf_map_update_elem(&procs, &tgid, &zero, BPF_NOEXIST);
 	if (err && err != -EEXIST) {
 		stat_inc(LP_STAT_PROCS_DROPPED);

@@ -44,8 +44,10 @@ struct lp_proc {
 	__s32 pending;		/* conversations with a request or call pending,
 				 * and client ones (bpf/waits.bpf.h) */
 	__s32 clients;
-	__u32 serves;		/* it accepted or answered a connection */
-	__u32 pad;
+	__u32 serves;		/* it accepted a connection or was asked on one */
+	__u32 stamp;		/* its conversations carry it: one of another
+				 * process of the same pid, or of the image before
+				 * an exec, does not count */
 };
 
 /*
@@ -366,7 +368,7 @@ struct lp_task {
 	__u32 tgid;		/* 0 until the state is initialized */
 	__u32 track_flags;	/* enum lp_task_flag (--requests) */
 	__u32 wait;		/* enum lp_wait of the wait in progress */
-	__u32 wait_pad;
+	__u32 stamp;		/* its process's struct lp_proc.stamp */
 	/* only written with --requests, --files or --net (arg0 also for
 	 * the syscalls of bpf/waits.bpf.h with --mode syscall): */
 	__u64 sys_arg0;		/* first two syscall arguments, saved at sys_enter */

@@ -25,6 +25,7 @@
 #define TASK_RUNNING 0
 
 const volatile __u32 cfg_syscalls = 0;		/* --mode syscall */
+const volatile __u32 cfg_waits = 0;		/* the syscall hooks decide waits (waits.bpf.h) */
 const volatile __u32 cfg_offcpu = 0;		/* --mode offcpu */
 const volatile __u64 cfg_syscall_min_ns = 1000000;
 const volatile __u64 cfg_offcpu_min_ns = 1000000;
@@ -200,6 +201,7 @@ static __always_inline struct lp_task *task_state_get(struct task_struct *task,
 	s->start_time = task->start_time;
 	t = &s->t;
 	t->tgid = tgid;
+	t->stamp = proc->stamp;
 	t->fast_base = proc->fast_slot ? (proc->fast_slot - 1) * LP_MAX_SYSCALL_NR : -1;
 	t->pend_kstack = -ENOENT;
 	return t;
@@ -211,7 +213,7 @@ static __always_inline struct lp_task *task_state_get(struct task_struct *task,
  */
 static __always_inline bool sys_entered(long nr)
 {
-	if (sys_traced(nr) || (cfg_syscalls && waits_entered(nr)))
+	if (sys_traced(nr) || (cfg_waits && waits_entered(nr)))
 		return true;
 	return cfg_track && nr >= 0 && nr < LP_MAX_SYSCALL_NR;
 }
@@ -290,7 +292,7 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 		t->sys_arg0 = BPF_CORE_READ(regs, di);
 		t->sys_arg1 = BPF_CORE_READ(regs, si);
 	}
-	if (cfg_syscalls)
+	if (cfg_waits)
 		waits_sys_enter(regs, t, nr);
 	if (cfg_offcpu) {
 		t->pend_blocked = 0;
@@ -327,9 +329,9 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 	nr = t->sys_nr;
 	if (cfg_track)
 		track_sys_exit(bpf_get_current_task_btf(), t, nr, now, dur, ret);
-	if (cfg_syscalls)
+	if (cfg_waits)
 		waits_sys_exit(t, nr, ret);
-	if ((cfg_track || cfg_syscalls) && cfg_sys_filter_on && !sys_traced(nr))
+	if ((cfg_track || cfg_waits) && cfg_sys_filter_on && !sys_traced(nr))
 		return 0;
 	if (cfg_syscalls)
 		sys_account(tgid, t->fast_base, nr, dur, ret < 0 && ret >= -MAX_ERRNO, false);
@@ -438,6 +440,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	__u64 dur, blocked, preempted;
 	struct lp_proc *proc;
 	struct lp_task *t;
+	bool in_sys;
 	__u32 slot;
 
 	key.tgid = BPF_CORE_READ(next, tgid);
@@ -452,7 +455,13 @@ static __always_inline void offcpu_in(struct task_struct *next)
 		return;
 	blocked = t->off_preempted ? 0 : dur;
 	preempted = t->off_preempted ? dur : 0;
-	if (cfg_unwind_dwarf && t->sys_start) {
+	/*
+	 * Inside a syscall --syscalls leaves out (timed for waits.bpf.h or
+	 * --requests only), off-CPU time goes out as if outside one: that
+	 * syscall's exit sends nothing.
+	 */
+	in_sys = t->sys_start && sys_traced(t->sys_nr);
+	if (cfg_unwind_dwarf && in_sys) {
 		t->pend_blocked += blocked;
 		t->pend_preempted += preempted;
 		if (dur > t->pend_max) {
@@ -467,8 +476,8 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	key.gen = proc->gen;
 	key.ustack_id = t->off_ustack;
 	key.kstack_id = t->off_kstack;
-	key.nr = t->sys_start ? t->sys_nr : -1;
-	key.wait = t->sys_start && waits_is_wait(key.nr) ? t->wait : LP_WAIT_NONE;
+	key.nr = in_sys ? t->sys_nr : -1;
+	key.wait = in_sys && waits_is_wait(key.nr) ? t->wait : LP_WAIT_NONE;
 	BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
 	timed_add(&key, 0, blocked, preempted);
 }

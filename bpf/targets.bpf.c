@@ -14,6 +14,7 @@ const volatile __u32 cfg_self_tgid = 0;
 const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN] = {};
 const volatile __u32 cfg_sys_fast_slots = 0;
 __u64 lp_target_bits[LP_TARGET_WORDS] = {};
+__u32 lp_proc_stamps = 0;	/* the last struct lp_proc.stamp given */
 __u64 lp_regs_cache[LP_REGS_CACHE_SLOTS] = {};
 __u64 lp_regs_offset = 0;
 
@@ -70,14 +71,25 @@ int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct lp_proc *proc = bpf_map_lookup_elem(&procs, &tgid);
+	struct lp_task_slot *slot_s;
 	struct lp_proc_event *e;
 	__u64 start, end, len;
+	__u32 slot;
 
 	if (!proc)
 		return 0;
 	if (old_pid != BPF_CORE_READ(p, pid))
 		task_slot_rekey(p, old_pid, tgid);
 	proc->gen++;
+	/* the new image's conversations: those left open (no CLOEXEC) start over */
+	proc->pending = 0;
+	proc->clients = 0;
+	proc->serves = 0;
+	proc->stamp = __sync_fetch_and_add(&lp_proc_stamps, 1) + 1;
+	/* the one thread left (de_thread ended the others) goes on with it */
+	slot_s = task_slot_find(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, start_time), &slot);
+	if (slot_s)
+		slot_s->t.stamp = proc->stamp;
 	e = proc_event_reserve(LP_EVENT_EXEC, tgid, proc->gen);
 	if (!e)
 		return 0;

@@ -53,6 +53,7 @@
 #define SOCK_STREAM_ 1
 #define TCP_LISTEN_ 10
 #define AF_UNIX_ 1
+#define EBADF_ 9
 #define WAITS_POLL_FDS 8	/* descriptors of a poll looked at */
 
 enum conv_role {
@@ -66,9 +67,15 @@ struct conv {
 	__u32 role;		/* enum conv_role */
 	__u32 pending;		/* a request received and not answered (server),
 				 * a call sent and not answered (client) */
+	__u32 stamp;		/* struct lp_proc.stamp of its process */
 };
 
-/* Evicted entries are lost conversations, not wrong ones: LRU. */
+/*
+ * LRU: the entries of processes gone, and of descriptors closed unseen
+ * (close_range, CLOEXEC at exec), age out; a stale one is known by its
+ * stamp. An evicted pending conversation leaves its process's count raised
+ * (docs/syscalls.md, "What it cannot see").
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
@@ -149,7 +156,8 @@ static __always_inline __u32 waits_guess_role(struct task_struct *task, __s32 fd
 	 * PostgreSQL backend's client on the socket directory); one of a
 	 * socketpair has none, and is no conversation (asyncio's self-pipe).
 	 */
-	if (family == AF_UNIX_ && !BPF_CORE_READ((struct unix_sock *)sk, addr))
+	if (family == AF_UNIX_ && (!bpf_core_type_exists(struct unix_sock) ||
+				   !BPF_CORE_READ((struct unix_sock *)sk, addr)))
 		return CONV_NONE;
 	if (family != AF_INET && family != AF_INET6 && family != AF_UNIX_)
 		return CONV_NONE;
@@ -169,14 +177,19 @@ static __always_inline void conv_pend(struct lp_proc *proc, struct conv *c, __u3
 		__sync_fetch_and_add(&proc->pending, pending ? 1 : -1);
 }
 
-/* Drop conversation @c at @key (closed, or its descriptor reused). */
+/*
+ * Drop conversation @c at @key (closed, its descriptor reused, or stale: of
+ * another process of that pid or image, whose counts are not @proc's).
+ */
 static __always_inline void conv_forget(struct lp_proc *proc, struct lp_fd_key *key,
 					struct conv *c)
 {
 	__u32 role = c->role;
+	bool own = c->stamp == proc->stamp;
 
-	conv_pend(proc, c, 0);
-	if (!bpf_map_delete_elem(&convs, key) && role == CONV_CLIENT)
+	if (own)
+		conv_pend(proc, c, 0);
+	if (!bpf_map_delete_elem(&convs, key) && own && role == CONV_CLIENT)
 		__sync_fetch_and_add(&proc->clients, -1);
 }
 
@@ -184,7 +197,8 @@ static __always_inline void conv_forget(struct lp_proc *proc, struct lp_fd_key *
 static __always_inline void conv_new(struct lp_proc *proc, __u32 tgid, __s32 fd, __u32 role)
 {
 	struct lp_fd_key key = { .tgid = tgid, .fd = fd };
-	struct conv c = { .role = role }, *old = bpf_map_lookup_elem(&convs, &key);
+	struct conv c = { .role = role, .stamp = proc->stamp };
+	struct conv *old = bpf_map_lookup_elem(&convs, &key);
 
 	/* a descriptor reused without its close seen (dup2 onto it) */
 	if (old)
@@ -215,7 +229,10 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 		/* the common case, a descriptor seen before whose state stays: one lookup */
 		sent = op == TRACK_WRITE;
 		c = bpf_map_lookup_elem(&convs, &key);
-		if (c && c->role != CONV_SERVER && c->role != CONV_CLIENT)
+		/* the thread knows its process's stamp: a stale entry is no hit */
+		if (c && c->stamp != t->stamp)
+			c = NULL;
+		else if (c && c->role != CONV_SERVER && c->role != CONV_CLIENT)
 			return;
 		/* a server owes a reply once it reads; a client awaits one once it writes */
 		pending = c && c->role == CONV_SERVER ? !sent : sent;
@@ -239,7 +256,8 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 		}
 		return;
 	case TRACK_CLOSE:
-		c = ret == 0 ? bpf_map_lookup_elem(&convs, &key) : NULL;
+		/* the descriptor is gone whatever close returns, but for EBADF */
+		c = ret != -EBADF_ ? bpf_map_lookup_elem(&convs, &key) : NULL;
 		if (c)
 			conv_forget(proc, &key, c);
 		return;
@@ -284,6 +302,8 @@ static __always_inline __u32 waits_poll_class(struct task_struct *task, struct l
 			continue;
 		key.fd = fd;
 		c = bpf_map_lookup_elem(&convs, &key);
+		if (c && c->stamp != t->stamp)
+			c = NULL;	/* another process's, or the image's before an exec */
 		if (!c) {
 			__u32 role = waits_guess_role(task, fd, false);
 

@@ -559,6 +559,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	if (err)
 		return err;
 	s->rodata->cfg_syscalls = o->mode_syscall;
+	s->rodata->cfg_waits = c->sys_hooks;
 	s->rodata->cfg_offcpu = o->mode_offcpu;
 	s->rodata->cfg_syscall_min_ns = o->min_duration_ns;
 	s->rodata->cfg_offcpu_min_ns = o->min_block_ns;

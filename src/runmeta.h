@@ -31,8 +31,9 @@
 #define RUN_META_EXIT_STATUS "exit_status"
 /*
  * How the "wait" label of syscall samples was decided: "state" (what the
- * program was doing when the wait began, bpf/waits.bpf.h), written with
- * --mode syscall; absent: by the syscall's name (older recordings) or not decided.
+ * program was doing when the wait began, bpf/waits.bpf.h), written when the
+ * syscall hooks ran; absent: by the syscall's name (older recordings), or
+ * not decided (--mode offcpu --unwind fp: every readiness wait "readiness").
  */
 #define RUN_META_WAIT_RULE "wait_rule"
 
@@ -52,7 +53,7 @@ struct run_meta {
 	uint64_t min_block_us;		/* with --mode offcpu */
 	const char *syscalls;		/* --syscalls as given */
 	const char *track;		/* "requests,files,net" or a part */
-	const char *wait_rule;		/* "state", with --mode syscall */
+	const char *wait_rule;		/* "state", with the syscall hooks */
 	uint64_t startup_ns;		/* latprof's start to the programs attached */
 	bool has_exit_status;
 	int exit_status;		/* the command's, when it exited */

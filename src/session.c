@@ -263,7 +263,7 @@ static int store_run_meta(struct session *s, struct profile *p, const char *comm
 		.min_block_us = o->min_block_us,
 		.syscalls = o->syscalls_arg,
 		.track = collectopts_track_name(o),
-		.wait_rule = o->modes.syscall ? "state" : NULL,
+		.wait_rule = collectopts_needs_syscalls(o) ? "state" : NULL,
 		.startup_ns = s->attached_ns - s->start_ns,
 		.has_exit_status = s->have_child && s->child_status != -1 &&
 				   WIFEXITED(s->child_status),

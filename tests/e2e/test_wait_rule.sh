@@ -14,6 +14,11 @@
 #     a request open, and no more than that time (its idle waits stay out),
 #     its epoll_wait decided idle >= 85% of the time it measured with none
 #     open;
+#   - a client that sent a call and execs before its reply: the new
+#     image's epoll_wait (300 ms, no connection of its own) is idle, not
+#     on the path of the old image's call;
+#   - with --syscalls read (poll left out) and --mode offcpu, the 300 ms a
+#     program sleeps in poll is still off-CPU time;
 #   - the recording says wait_rule=state; report and JSON agree.
 #
 # Ground truth: the fixtures' own monotonic clocks. ~15 s.
@@ -86,6 +91,39 @@ if [ "$ok" != 1.000 ]; then
 	done
 	fail "asyncio service: its loop's waits are not split by requests open"
 fi
+
+# an exec starts the counts over: the call the old image sent is not the
+# new image's (its socket is closed at exec, unseen; before, a file the new
+# image read at the same descriptor "answered" it)
+cat >"$WORKDIR/exec_wait.py" <<'PYEOF'
+import os, select, socket, sys
+if sys.argv[1] == "call":
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    c = socket.create_connection(srv.getsockname())
+    # a call, never answered, on a descriptor the new image will not reuse
+    os.dup2(c.fileno(), 200, inheritable=False)
+    os.write(200, b"q")
+    os.execv(sys.executable, [sys.executable, sys.argv[0], "wait"])
+select.epoll().poll(0.3)
+PYEOF
+record_or_fail exec -- $PY "$WORKDIR/exec_wait.py" call
+for w in path idle; do
+	export_or_fail "$WORKDIR/exec.pb.gz" "$WORKDIR/exec.$w.folded" --format folded --weight latency:$w
+done
+xpath=$(sum_all "$WORKDIR/exec.path.folded" "$epoll")
+xidle=$(sum_all "$WORKDIR/exec.idle.folded" "$epoll")
+info "after an exec: epoll_wait path $xpath ns, idle $xidle ns (it waited 300 ms)"
+[ "$xpath" = 0 ] && [ "$(calc "($xidle >= 0.28e9)")" = 1.000 ] ||
+	fail "the new image's wait is not idle after the old image's call"
+
+# a poll --syscalls leaves out keeps its off-CPU time
+record_or_fail offcpu --mode syscall,offcpu --syscalls read -- $PY -c 'import select; select.poll().poll(300)'
+export_or_fail "$WORKDIR/offcpu.pb.gz" "$WORKDIR/offcpu.json" --format json --weight offcpu
+off=$(json_py "$WORKDIR/offcpu.json" 'print(j["total"])')
+info "poll left out by --syscalls read: $off ns off CPU (it slept 300 ms)"
+[ "$(calc "($off >= 0.28e9)")" = 1.000 ] || fail "the off-CPU time of a poll left out by --syscalls is lost"
 
 # the rule is named; the report lists the undecided and idle waits apart
 meta=$(profile_meta "$WORKDIR/aio.pb.gz" | awk -F= '$1 == "wait_rule" { print $2 }')
