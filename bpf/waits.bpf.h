@@ -78,7 +78,7 @@ struct conv {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 1);		/* resized by user space before load */
 	__type(key, struct lp_fd_key);
 	__type(value, struct conv);
 } convs SEC(".maps");

@@ -637,6 +637,10 @@ static int configure(struct collect *c, const struct collect_opts *o,
 					       c->fast_slots * LP_MAX_SYSCALL_NR : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.procs, debug_max_entries(o->max_procs));
+	/* waits.bpf.h's conversations, where the syscall hooks run: 1.4 MiB, always whole */
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.convs, c->sys_hooks ?
+					       debug_max_entries(COLLECT_CONVS) : 1);
 	return err;
 }
 

@@ -155,6 +155,9 @@ struct proc_tree *collect_procs(struct collect *c);
 #define COLLECT_MAX_PROCS 4096
 #define COLLECT_MAX_MEM_SAMPLES 262144
 
+/* (process, descriptor) conversations bpf/waits.bpf.h keeps (docs/syscalls.md) */
+#define COLLECT_CONVS 16384
+
 /*
  * For a long-running session: read and delete every entry of the in-kernel
  * aggregation (syscall statistics, CPU and timed samples), handing each to
