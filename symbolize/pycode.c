@@ -256,7 +256,7 @@ static int read_ref(const struct py_offsets *o, const struct py_types *t, py_rea
 		    void *arg, uint64_t addr, struct py_code_ref *ref)
 {
 	int32_t name_off = o->code_qualname >= 0 ? o->code_qualname : o->code_name;
-	int32_t first;
+	int32_t first = 0;
 	int err;
 
 	err = check_type(o, t->code, read, arg, addr);
