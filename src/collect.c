@@ -270,20 +270,8 @@ static void unwind_sample(struct collect *c, struct proc_image *img,
 	struct sym_process *before = img->sym;
 	uint64_t now;
 
-	const struct sym_location *last;
-
 	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
 	if (*st != SYM_UNWIND_NO_UNWIND_INFO)
-		return;
-	/*
-	 * A walk that stopped in a module the snapshot has (the loader's
-	 * _start, code without CFI) is no sign of a stale snapshot: a re-read
-	 * for it used up the throttle below, and the first stacks of main that
-	 * met a snapshot older than libc stayed one frame deep
-	 * (test_syscall_fsync: 6 of 241 stacks, once in CI).
-	 */
-	last = *nr ? symbolizer_user(c->sym, img->sym, pcs[*nr - 1], *nr > 1) : NULL;
-	if (last && last->map)
 		return;
 	/*
 	 * A library dlopen'ed since the last snapshot: look again, at most
