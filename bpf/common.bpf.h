@@ -54,7 +54,8 @@ struct stats_map {
 
 struct events_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	/* about 2,700 exits (fork, exec, exit of 900 processes): a busy machine's second */
+	__uint(max_entries, 1024 * 1024);
 };
 
 /*

@@ -36,6 +36,8 @@ struct lp_sample_key {
 };
 
 /* Per-process state of a traced process (value of the procs map). */
+#define LP_SYS_USED_WORDS 8	/* LP_MAX_SYSCALL_NR bits (asserted below) */
+
 struct lp_proc {
 	__u32 gen;		/* bumped by every exec, so samples of the old and
 				 * the new image are told apart */
@@ -48,6 +50,13 @@ struct lp_proc {
 	__u32 stamp;		/* its conversations carry it: one of another
 				 * process of the same pid, or of the image before
 				 * an exec, does not count */
+	/*
+	 * A bit per syscall number below LP_MAX_SYSCALL_NR with an entry of
+	 * this process in the sys_stats hash: its exit event carries them,
+	 * so user space takes exactly those entries out and the hash holds
+	 * only live processes however many come and go.
+	 */
+	__u64 sys_used[LP_SYS_USED_WORDS];
 };
 
 /*
@@ -90,6 +99,7 @@ struct lp_proc_event {
 	__u32 args_len;		/* EXEC: bytes in args[] */
 	__u64 rss_pages;	/* EXIT: resident pages as the last thread exits, 0 unknown */
 	char args[LP_ARGS_LEN];	/* EXEC: argv, NUL-separated, cut at LP_ARGS_LEN */
+	__u64 sys_used[LP_SYS_USED_WORDS];	/* EXIT: struct lp_proc's */
 };
 
 #define LP_HIST_SLOTS 32		/* log2 latency buckets, see struct lp_sys_stat */

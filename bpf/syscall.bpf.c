@@ -71,6 +71,18 @@ struct {
 
 static const struct lp_sys_stat zero_stat;	/* too big for the BPF stack */
 
+_Static_assert(LP_SYS_USED_WORDS * 64 == LP_MAX_SYSCALL_NR, "a bit per syscall number");
+
+/* (@tgid, @nr) has an entry in sys_stats now: its exit event will say so. */
+static __always_inline void sys_used_mark(__u32 tgid, __s32 nr)
+{
+	struct lp_proc *proc = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (proc && nr >= 0 && nr < LP_MAX_SYSCALL_NR)
+		__sync_fetch_and_or(&proc->sys_used[(nr >> 6) & (LP_SYS_USED_WORDS - 1)],
+				    1ULL << (nr & 63));
+}
+
 /*
  * Count one call of @nr that took @ns (every call, slow or not), in the
  * array block at @fast_base, or in the hash when it is -1.
@@ -94,6 +106,7 @@ static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, _
 			stat_inc(LP_STAT_SYS_STATS_DROPPED);
 			return;
 		}
+		sys_used_mark(tgid, nr);
 		st = bpf_map_lookup_elem(&sys_stats, &key);
 		if (!st)
 			return;

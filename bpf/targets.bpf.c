@@ -162,6 +162,7 @@ int BPF_PROG(on_sched_process_exit, struct task_struct *p)
 		/* the mm is still attached where the tracepoint sits since it
 		 * gained group_dead (before exit_mm); before that it reads 0 */
 		e->rss_pages = mm_rss_pages(BPF_CORE_READ(p, mm));
+		__builtin_memcpy(e->sys_used, proc->sys_used, sizeof(e->sys_used));
 		stat_inc(LP_STAT_EVENTS);
 		bpf_ringbuf_submit(e, 0);
 	}

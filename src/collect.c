@@ -28,11 +28,12 @@ _Static_assert(sizeof(struct lp_sys_stat) % 8 == 0, "lp_sys_stat layout");
 _Static_assert(offsetof(struct lp_ustack_sample, stack) == LP_USTACK_HDR_SIZE, "ustack header");
 _Static_assert(LP_HIST_SLOTS == SYS_HIST_SLOTS, "histogram slots");
 _Static_assert(sizeof(struct lp_event) == 40, "lp_event layout");
-_Static_assert(sizeof(struct lp_proc) == 24, "lp_proc layout");
+_Static_assert(sizeof(struct lp_proc) == 24 + 8 * LP_SYS_USED_WORDS, "lp_proc layout");
 _Static_assert((int)LP_WAIT_PATH == (int)SYSCALL_WAIT_DECIDED_PATH &&
 	       (int)LP_WAIT_IDLE == (int)SYSCALL_WAIT_DECIDED_IDLE &&
 	       (int)LP_WAIT_READY == (int)SYSCALL_WAIT_UNDECIDABLE, "lp_wait");
-_Static_assert(sizeof(struct lp_proc_event) == 56 + LP_ARGS_LEN, "lp_proc_event layout");
+_Static_assert(sizeof(struct lp_proc_event) == 56 + LP_ARGS_LEN + 8 * LP_SYS_USED_WORDS,
+	       "lp_proc_event layout");
 _Static_assert(PROC_COMM_LEN == LP_COMM_LEN, "comm length");
 _Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
 _Static_assert(sizeof(struct lp_task) == 184, "lp_task layout");
@@ -220,9 +221,8 @@ static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 		c->py_walked--;
 }
 
-static int on_event(void *ctx, void *data, size_t size)
+static int handle_event(struct collect *c, void *data, size_t size)
 {
-	struct collect *c = ctx;
 	const struct lp_event *e = data;
 	const struct lp_proc_event *pe = data;
 	struct proc_image *img;
@@ -257,6 +257,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		python_forget(c, e->pid, 0);
 		if (size >= sizeof(*pe))
 			tree_exit(c, pe);
+		if (size >= sizeof(*pe) && c->mode_syscall)
+			collect_sys_exited(c, e->pid, e->comm, pe->sys_used);
 		break;
 	}
 	return 0;
@@ -289,9 +291,8 @@ static void unwind_sample(struct collect *c, struct proc_image *img,
 	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
 }
 
-static int on_ustack(void *ctx, void *data, size_t size)
+static int handle_ustack(struct collect *c, void *data, size_t size)
 {
-	struct collect *c = ctx;
 	const struct lp_ustack_sample *e = data;
 	struct sym_unwind_input in = { .stack = e->stack };
 	struct stackagg_key key = { 0 };
@@ -324,8 +325,10 @@ static int on_ustack(void *ctx, void *data, size_t size)
 		proc_images_snapshot(&c->images, e->tgid, e->gen);
 		img = proc_images_find(&c->images, e->tgid, e->gen);
 	}
-	if (img && img->sym)
+	if (img && img->sym) {
 		unwind_sample(c, img, &in, pcs, &nr, &st);
+		proc_images_trim_later(&c->images, img);	/* if it ended */
+	}
 	if (img) {
 		img->unwind[st]++;
 		if (!img->comm[0])
@@ -383,9 +386,8 @@ static int track_request(struct collect *c, uint32_t tgid, int32_t fd, const str
 	return 0;
 }
 
-static int on_track(void *ctx, void *data, size_t size)
+static int handle_track(struct collect *c, void *data, size_t size)
 {
-	struct collect *c = ctx;
 	const struct lp_req_event *req = data;
 	const struct lp_open_event *op = data;
 	const struct lp_peer_event *peer = data;
@@ -417,6 +419,55 @@ static int on_track(void *ctx, void *data, size_t size)
 		break;
 	}
 	return 0;
+}
+
+/*
+ * What a ring buffer callback returns after handling a record: past the
+ * poll's budget, a value that makes libbpf stop (the record is consumed),
+ * so a ring refilled as fast as it is read cannot keep the reader past a
+ * deadline (collect_poll). After the stop, records beyond the last budget
+ * are only counted (collect_detach).
+ */
+#define RB_BUDGET_SPENT (-ECANCELED)
+
+static int rb_next(struct collect *c, int err)
+{
+	if (err < 0)
+		return err;
+	return c->poll_until_ns && now_ns() >= c->poll_until_ns ? RB_BUDGET_SPENT : 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct collect *c = ctx;
+
+	if (c->skip_records) {
+		c->events_unread++;
+		return 0;
+	}
+	return rb_next(c, handle_event(c, data, size));
+}
+
+static int on_ustack(void *ctx, void *data, size_t size)
+{
+	struct collect *c = ctx;
+
+	if (c->skip_records) {
+		c->ustacks_unread++;
+		return 0;
+	}
+	return rb_next(c, handle_ustack(c, data, size));
+}
+
+static int on_track(void *ctx, void *data, size_t size)
+{
+	struct collect *c = ctx;
+
+	if (c->skip_records) {
+		c->events_unread++;
+		return 0;
+	}
+	return rb_next(c, handle_track(c, data, size));
 }
 
 /* enum lp_req_cat of syscall @nr. */
@@ -1053,6 +1104,12 @@ int collect_poll(struct collect *c, int timeout_ms)
 	every = (c->py_walked ? PYTHON_POLL_MS : 100) * 1000000ULL;
 	if (c->py_walked && timeout_ms > PYTHON_POLL_MS)
 		timeout_ms = PYTHON_POLL_MS;
+	/*
+	 * Records are read for at most the wait and COLLECT_POLL_BUDGET_MS
+	 * more: on a busy machine the rings refill as fast as they are read
+	 * and the caller's deadline and timeline ticks must still come.
+	 */
+	c->poll_until_ns = now_ns() + (timeout_ms + COLLECT_POLL_BUDGET_MS) * 1000000ULL;
 	n = ring_buffer__poll(c->rb, proc_images_refresh(&c->images, timeout_ms));
 	/*
 	 * The user stacks wake the reader only when a quarter of their ring is
@@ -1066,7 +1123,14 @@ int collect_poll(struct collect *c, int timeout_ms)
 		c->last_drain_ns = now;
 		n = ring_buffer__consume(c->rb);
 	}
-	return n < 0 && n != -EINTR ? n : 0;
+	c->poll_until_ns = 0;
+	proc_images_trim(&c->images);
+	/* exits whose events were lost leave their statistics behind */
+	if (c->mode_syscall && !c->proc_fn && now - c->exited.last_sweep_ns >= NSEC_PER_SEC) {
+		c->exited.last_sweep_ns = now;
+		collect_sys_sweep(c);
+	}
+	return n < 0 && n != -EINTR && n != RB_BUDGET_SPENT ? n : 0;
 }
 
 /*
@@ -1160,9 +1224,23 @@ void collect_detach(struct collect *c)
 		latprof_bpf__detach(c->skel);
 		report_in_flight(c);
 	}
-	/* events already in the ring buffer still count */
-	if (c->rb)
-		ring_buffer__consume(c->rb);
+	/*
+	 * Records already in the rings still count, those read within
+	 * COLLECT_STOP_READ_MS; the rest of a backlog a busy machine left is
+	 * counted as unread (lost.*_unread), so the stop comes on time.
+	 */
+	if (c->rb && !c->skip_records) {
+		c->poll_until_ns = now_ns() + COLLECT_STOP_READ_MS * 1000000ULL;
+		if (ring_buffer__consume(c->rb) == RB_BUDGET_SPENT) {
+			c->skip_records = true;
+			ring_buffer__consume(c->rb);
+		}
+		c->poll_until_ns = 0;
+		if (c->events_unread || c->ustacks_unread)
+			pr_warn("the stop left %" PRIu64 " process events and %" PRIu64
+				" stacks unread: the machine made them faster than they were read",
+				c->events_unread, c->ustacks_unread);
+	}
 }
 
 /*
@@ -1228,6 +1306,7 @@ void collect_free(struct collect *c)
 	pystacks_free(c->py);
 	iotrack_release(&c->io);
 	collect_free_stacks(c);
+	collect_sys_exited_free(c);
 	free(c->reqs.items);
 	free(c);
 }

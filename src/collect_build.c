@@ -431,43 +431,37 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 }
 
 /*
- * Add the per-CPU values @vals of (@tgid, @nr) to the statistics being
- * built: the array and the hash can both hold a pair (a block handed out
- * twice in a race, the in-flight iterator). 0 or -ENOMEM.
+ * The statistics being built of (@tgid, @nr), made empty if new: the array
+ * and the hash can both hold a pair (a block handed out twice in a race,
+ * the in-flight iterator), and an exited process's are stored apart. NULL:
+ * out of memory.
  */
+static struct sys_stat *builder_sys_entry(struct builder *b, uint32_t tgid, int32_t nr)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&b->sys_idx, NULL, tgid, (uint32_t)nr));
+	struct sys_stat *st;
+
+	if (i)
+		return &b->sys.items[i - 1];
+	if (array_grow(&b->sys, b->sys.nr + 1) ||
+	    hashmap_put(&b->sys_idx, NULL, tgid, (uint32_t)nr, HASHMAP_NUM(b->sys.nr + 1)))
+		return NULL;
+	st = &b->sys.items[b->sys.nr++];
+	memset(st, 0, sizeof(*st));
+	st->pid = tgid;
+	sys_stat_name(nr, st->name, sizeof(st->name));
+	return st;
+}
+
+/* Add the per-CPU values @vals of (@tgid, @nr). 0 or -ENOMEM. */
 static int builder_sys_add(struct builder *b, uint32_t tgid, int32_t nr,
 			   const struct lp_sys_stat *vals)
 {
-	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&b->sys_idx, NULL, tgid, (uint32_t)nr));
-	int cpu, j, ncpu = libbpf_num_possible_cpus();
-	struct sys_stat *st;
+	struct sys_stat *st = builder_sys_entry(b, tgid, nr);
 
-	if (!i) {
-		if (array_grow(&b->sys, b->sys.nr + 1))
-			return -ENOMEM;
-		i = ++b->sys.nr;
-		if (hashmap_put(&b->sys_idx, NULL, tgid, (uint32_t)nr, HASHMAP_NUM(i)))
-			return -ENOMEM;
-		st = &b->sys.items[i - 1];
-		memset(st, 0, sizeof(*st));
-		st->pid = tgid;
-		sys_stat_name(nr, st->name, sizeof(st->name));
-	}
-	st = &b->sys.items[i - 1];
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		const struct lp_sys_stat *v = &vals[cpu];
-		struct sys_stat one = { .errors = v->errors, .max_ns = v->max_ns,
-					.in_flight = v->in_flight };
-
-		for (j = 0; j < LP_HIST_SLOTS; j++) {
-			one.hist[j] = v->hist[j].count;
-			one.hist_ns[j] = v->hist[j].sum_ns;
-			one.count += v->hist[j].count;
-			one.total_ns += v->hist[j].sum_ns;
-		}
-		if (one.count)
-			sys_stat_merge(st, &one);
-	}
+	if (!st)
+		return -ENOMEM;
+	collect_sys_sum(st, vals);
 	return 0;
 }
 
@@ -510,18 +504,42 @@ static int builder_sys_fast(struct builder *b)
 	return err;
 }
 
-/* Per (process, syscall) statistics from both maps, summed over CPUs, into b->sys. */
+/* The statistics of exited processes, out of the hash at their exits. */
+static int builder_sys_exited(struct builder *b)
+{
+	const struct sys_exited *x = &b->c->exited;
+
+	struct sys_stat *st;
+	size_t i;
+
+	for (i = 0; i < x->stats.nr; i++) {
+		const struct sys_exited_stat *e = &x->stats.items[i];
+
+		st = builder_sys_entry(b, e->st.pid, e->nr);
+		if (!st)
+			return -ENOMEM;
+		sys_stat_merge(st, &e->st);
+	}
+	return 0;
+}
+
+/*
+ * Per (process, syscall) statistics from both maps, summed over CPUs, and
+ * those of exited processes, into b->sys.
+ */
 static int builder_sys_read(struct builder *b)
 {
 	int err = builder_sys_fast(b);
 
 	if (!err)
 		err = builder_each(b, NULL, b->c->skel->maps.sys_stats, builder_sys_stat);
+	if (!err)
+		err = builder_sys_exited(b);
 	return err;
 }
 
 /* The timeline series of syscall @name. */
-static enum timeline_series sys_series(const char *name)
+enum timeline_series collect_sys_series(const char *name)
 {
 	int nr = syscall_number(name);
 
@@ -539,7 +557,7 @@ static enum timeline_series sys_series(const char *name)
 	}
 }
 
-static bool sys_opens_file(const char *name)
+bool collect_sys_opens_file(const char *name)
 {
 	return !strcmp(name, "openat") || !strcmp(name, "open") || !strcmp(name, "openat2") ||
 	       !strcmp(name, "creat");
@@ -557,15 +575,21 @@ int collect_counters(struct collect *c, struct timeline_counters *out)
 		collect_get_stats(c, &st);
 		out->ns[TIMELINE_SERIES_CPU] = st.stat[LP_STAT_SAMPLES] * (NSEC_PER_SEC / c->freq_hz);
 	}
+	/* the kernel's maps hold the live processes; exited ones are summed */
 	if (c->mode_syscall)
-		err = builder_sys_read(&b);
+		err = builder_sys_fast(&b);
+	if (!err && c->mode_syscall)
+		err = builder_each(&b, NULL, c->skel->maps.sys_stats, builder_sys_stat);
 	for (i = 0; !err && i < b.sys.nr; i++) {
 		const struct sys_stat *s = &b.sys.items[i];
 
-		out->ns[sys_series(s->name)] += s->total_ns;
-		if (sys_opens_file(s->name))
+		out->ns[collect_sys_series(s->name)] += s->total_ns;
+		if (collect_sys_opens_file(s->name))
 			out->opens += s->count;
 	}
+	for (i = 0; i < TIMELINE_SERIES_NR; i++)
+		out->ns[i] += c->exited.ns[i];
+	out->opens += c->exited.opens;
 	hashmap_release(&b.sys_idx);
 	free(b.sys.items);
 	return err;
@@ -702,6 +726,10 @@ static int builder_meta(struct builder *b)
 		err = profile_set_meta_u64(b->p, "lost.kstack_missing", b->kstack_missing);
 	if (!err)
 		err = profile_set_meta_u64(b->p, "lost.ustack_missing", b->ustack_missing);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "lost.events_unread", b->c->events_unread);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "lost.ustacks_unread", b->c->ustacks_unread);
 	if (!err)
 		err = builder_refused_meta(b);
 	if (!err)

@@ -44,29 +44,184 @@ static int drain_map(struct collect *c, struct bpf_map *map, const struct collec
 	return err;
 }
 
+void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals)
+{
+	int cpu, j, ncpu = libbpf_num_possible_cpus();
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		st->errors += vals[cpu].errors;
+		st->in_flight += vals[cpu].in_flight;
+		if (vals[cpu].max_ns > st->max_ns)
+			st->max_ns = vals[cpu].max_ns;
+		for (j = 0; j < LP_HIST_SLOTS; j++) {
+			st->hist[j] += vals[cpu].hist[j].count;
+			st->hist_ns[j] += vals[cpu].hist[j].sum_ns;
+			st->count += vals[cpu].hist[j].count;
+			st->total_ns += vals[cpu].hist[j].sum_ns;
+		}
+	}
+}
+
 static void drain_sys(struct collect *c, const struct collect_drain_ops *ops, const void *k,
 		      const void *v)
 {
 	const struct lp_sys_key *key = k;
-	const struct lp_sys_stat *vals = v;
 	struct sys_stat st = { .pid = key->tgid };
-	int cpu, j, ncpu = libbpf_num_possible_cpus();
 
 	sys_stat_name(key->nr, st.name, sizeof(st.name));
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		st.errors += vals[cpu].errors;
-		st.in_flight += vals[cpu].in_flight;
-		if (vals[cpu].max_ns > st.max_ns)
-			st.max_ns = vals[cpu].max_ns;
-		for (j = 0; j < LP_HIST_SLOTS; j++) {
-			st.hist[j] += vals[cpu].hist[j].count;
-			st.hist_ns[j] += vals[cpu].hist[j].sum_ns;
-			st.count += vals[cpu].hist[j].count;
-			st.total_ns += vals[cpu].hist[j].sum_ns;
-		}
-	}
+	collect_sys_sum(&st, v);
 	if (st.count && ops->sys)
 		ops->sys(ops->arg, &st);
+}
+
+/*
+ * Whose statistics @tgid's are stored as: its own while fewer than
+ * COLLECT_SYS_EXITED_KEPT exited processes keep theirs, else those of the
+ * first folded process named @comm. 0 when out of memory.
+ */
+static uint32_t exited_owner(struct sys_exited *x, uint32_t tgid, const char *comm)
+{
+	uint64_t a = 0, b = 0, i;
+
+	if (hashmap_get(&x->kept, NULL, tgid, 0))
+		return tgid;
+	if (x->nr_kept < COLLECT_SYS_EXITED_KEPT) {
+		if (hashmap_put(&x->kept, NULL, tgid, 0, HASHMAP_NUM(1)))
+			return 0;
+		x->nr_kept++;
+		return tgid;
+	}
+	memcpy(&a, comm, 8);
+	memcpy(&b, comm + 8, LP_COMM_LEN - 8);
+	i = HASHMAP_TO_NUM(hashmap_get(&x->by_comm, NULL, a, b));
+	if (!i) {
+		if (array_grow(&x->reps, x->reps.nr + 1) ||
+		    hashmap_put(&x->by_comm, NULL, a, b, HASHMAP_NUM(x->reps.nr + 1)))
+			return 0;
+		i = ++x->reps.nr;
+		x->reps.items[i - 1] = (struct sys_exited_rep){ .pid = tgid };
+	}
+	x->reps.items[i - 1].processes++;
+	return x->reps.items[i - 1].pid;
+}
+
+/* The stored statistics of (@pid, @nr), made empty if new; NULL: out of memory. */
+static struct sys_stat *exited_stat(struct sys_exited *x, uint32_t pid, int32_t nr)
+{
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&x->idx, NULL, pid, (uint32_t)nr));
+	struct sys_exited_stat *e;
+
+	if (i)
+		return &x->stats.items[i - 1].st;
+	if (array_grow(&x->stats, x->stats.nr + 1) ||
+	    hashmap_put(&x->idx, NULL, pid, (uint32_t)nr, HASHMAP_NUM(x->stats.nr + 1)))
+		return NULL;
+	e = &x->stats.items[x->stats.nr++];
+	memset(e, 0, sizeof(*e));
+	e->nr = nr;
+	e->st.pid = pid;
+	sys_stat_name(nr, e->st.name, sizeof(e->st.name));
+	return &e->st;
+}
+
+/*
+ * Move the entry @key of the hash into the statistics of @owner. Taken out
+ * only once it has a place: a failure leaves it for the end. 0 or -ENOMEM.
+ */
+static int exited_take(struct collect *c, uint32_t owner, const struct lp_sys_key *key)
+{
+	struct sys_exited *x = &c->exited;
+	int fd = bpf_map__fd(c->skel->maps.sys_stats), ncpu = libbpf_num_possible_cpus();
+	struct sys_stat one = { 0 }, *st;
+
+	if (!x->vals)
+		x->vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(struct lp_sys_stat));
+	st = x->vals ? exited_stat(x, owner, key->nr) : NULL;
+	if (!st)
+		return -ENOMEM;
+	if (bpf_map_lookup_and_delete_elem(fd, key, x->vals)) {
+		/* kernels before 5.14: lookup, then delete */
+		if (errno == ENOENT || bpf_map_lookup_elem(fd, key, x->vals))
+			return 0;
+		bpf_map_delete_elem(fd, key);
+	}
+	collect_sys_sum(&one, x->vals);
+	sys_stat_merge(st, &one);
+	x->ns[collect_sys_series(st->name)] += one.total_ns;
+	if (collect_sys_opens_file(st->name))
+		x->opens += one.count;
+	return 0;
+}
+
+void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, const __u64 *used)
+{
+	struct lp_sys_key key = { .tgid = tgid };
+	uint32_t owner = 0;
+	int w;
+
+	for (key.nr = 0; key.nr < LP_MAX_SYSCALL_NR; key.nr++) {
+		w = key.nr / 64;
+		if (!used[w]) {
+			key.nr += 63;	/* the whole word is clear */
+			continue;
+		}
+		if (!(used[w] & (1ULL << (key.nr % 64))))
+			continue;
+		if (!owner && !(owner = exited_owner(&c->exited, tgid, comm)))
+			return;
+		if (exited_take(c, owner, &key))
+			return;
+	}
+}
+
+/* The name @tgid had, as the process tree knows it ("" when it does not). */
+static void tree_comm(struct collect *c, uint32_t tgid, char comm[LP_COMM_LEN])
+{
+	const struct proc_info *pi = proc_tree_find(&c->procs, tgid);
+
+	memset(comm, 0, LP_COMM_LEN);
+	if (pi)
+		memcpy(comm, pi->comm, strnlen(pi->comm, LP_COMM_LEN));
+}
+
+void collect_sys_sweep(struct collect *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.sys_stats), procs = bpf_map__fd(c->skel->maps.procs);
+	size_t max = bpf_map__max_entries(c->skel->maps.sys_stats), n = 0, i;
+	struct lp_sys_key *keys = calloc(max, sizeof(*keys)), *prev = NULL;
+	struct lp_proc proc;
+	char comm[LP_COMM_LEN];
+	uint32_t owner;
+
+	if (!keys)
+		return;
+	/* the keys first: taking entries out while walking would restart the walk */
+	while (n < max && !bpf_map_get_next_key(fd, prev, &keys[n])) {
+		prev = &keys[n];
+		if (bpf_map_lookup_elem(procs, &keys[n].tgid, &proc) && errno == ENOENT)
+			n++;
+	}
+	for (i = 0; i < n; i++) {
+		tree_comm(c, keys[i].tgid, comm);
+		owner = exited_owner(&c->exited, keys[i].tgid, comm);
+		if (!owner || exited_take(c, owner, &keys[i]))
+			break;
+		c->exited.swept++;
+	}
+	free(keys);
+}
+
+void collect_sys_exited_free(struct collect *c)
+{
+	struct sys_exited *x = &c->exited;
+
+	free(x->stats.items);
+	hashmap_release(&x->idx);
+	hashmap_release(&x->kept);
+	hashmap_release(&x->by_comm);
+	free(x->reps.items);
+	free(x->vals);
+	memset(x, 0, sizeof(*x));
 }
 
 static void drain_cpu(struct collect *c, const struct collect_drain_ops *ops, const void *k,

@@ -40,6 +40,36 @@ extern const char *const collect_stat_names[LP_STAT_NR];
 /* Names of enum sym_unwind_status in metadata ("proc.PID.NAME"). */
 extern const char *const collect_unwind_names[SYM_UNWIND_NR];
 
+/*
+ * The syscall statistics of exited processes, taken out of the sys_stats hash
+ * at their exit events (collect_drain.c): the first COLLECT_SYS_EXITED_KEPT
+ * processes keep their own, each later one is added to the first process of
+ * its name that was folded (its "representative").
+ */
+struct sys_exited_stat {
+	int32_t nr;
+	struct sys_stat st;
+};
+
+struct sys_exited {
+	struct { struct sys_exited_stat *items; size_t nr, alloc; } stats;
+	struct hashmap idx;		/* (NULL, pid, nr) -> index in stats + 1 */
+	struct hashmap kept;		/* (NULL, tgid, 0) -> 1: keeps its own */
+	size_t nr_kept;
+	struct hashmap by_comm;		/* (NULL, comm bytes 0-7, 8-15) -> index in reps + 1 */
+	struct { struct sys_exited_rep *items; size_t nr, alloc; } reps;
+	uint64_t ns[TIMELINE_SERIES_NR];	/* their time by timeline series */
+	uint64_t opens;			/* their file opens */
+	uint64_t swept;			/* entries collect_sys_sweep took out */
+	uint64_t last_sweep_ns;
+	void *vals;			/* a per-CPU value buffer */
+};
+
+struct sys_exited_rep {
+	uint32_t pid;			/* the first folded process of the name */
+	uint64_t processes;		/* folded into it, itself included */
+};
+
 struct collect {
 	struct latprof_bpf *skel;
 	struct symbolizer *sym;
@@ -52,6 +82,10 @@ struct collect {
 	struct pystacks *py;		/* Python frames; NULL: not walked */
 	size_t py_walked;		/* processes in the py_procs map */
 	uint64_t last_drain_ns;		/* the rings last read whether they woke us or not */
+	uint64_t poll_until_ns;		/* records are read until then (0: no limit) */
+	bool skip_records;		/* after the stop's budget: records only counted */
+	uint64_t events_unread;		/* process and track records left at the stop */
+	uint64_t ustacks_unread;	/* user stacks left at the stop */
 	bool unwind_dwarf;
 	bool mode_cpu, mode_syscall, mode_offcpu;
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
@@ -73,6 +107,8 @@ struct collect {
 	struct iotrack io;
 	/* the stacks map by id, read once for the profile (collect_load_stacks) */
 	struct { struct collect_stack *items; size_t nr; } stacks;
+	/* exited processes' syscall statistics, out of the kernel (collect_sys_exited) */
+	struct sys_exited exited;
 };
 
 /* A stack of the stacks map, copied out by id. */
@@ -87,6 +123,34 @@ struct collect_stack {
  * per-CPU buffer cannot be allocated. Cannot fail otherwise.
  */
 uint32_t collect_read_stats(struct collect *c, struct collect_stats *st);
+
+/*
+ * Add the per-CPU values @vals (libbpf_num_possible_cpus() of them) of one
+ * (process, syscall) entry to @st (collect_drain.c). Cannot fail.
+ */
+void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals);
+
+/*
+ * Process @tgid named @comm exited: take its entries out of the sys_stats
+ * hash, those of @used (a bit per syscall number, its exit event's), into
+ * c->exited (collect_drain.c). A failure leaves entries in the hash, read
+ * at the end as before. Cannot fail.
+ */
+void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, const __u64 *used);
+
+/*
+ * Take the entries of processes that are no longer targets out of the
+ * sys_stats hash as collect_sys_exited() does: those whose exit event was
+ * lost (the ring full). Walks the hash. Cannot fail.
+ */
+void collect_sys_sweep(struct collect *c);
+
+/* Free c->exited. */
+void collect_sys_exited_free(struct collect *c);
+
+/* The timeline series of syscall @name, whether it opens a file (collect_build.c). */
+enum timeline_series collect_sys_series(const char *name);
+bool collect_sys_opens_file(const char *name);
 
 /* Empty the stacks map and start ids again at 0 (collect_drain.c). */
 void collect_drain_stacks(struct collect *c);

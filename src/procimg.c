@@ -14,12 +14,20 @@ static const unsigned int refresh_delays_ms[] = { 5, 20, 100, 500 };
 
 struct proc_image *proc_images_find(struct proc_images *m, pid_t pid, uint32_t gen)
 {
-	size_t i;
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&m->idx, NULL, (uint32_t)pid, gen));
 
-	for (i = m->list.nr; i-- > 0;)
-		if (m->list.items[i].pid == pid && m->list.items[i].gen == gen)
-			return &m->list.items[i];
-	return NULL;
+	return i ? &m->list.items[i - 1] : NULL;
+}
+
+/* @img will not run again: no re-reads, no unwinder kept (NULL: no-op). */
+static void image_end(struct proc_image *img)
+{
+	if (!img)
+		return;
+	img->next_refresh_ns = 0;
+	img->ended = true;
+	if (img->sym)
+		sym_process_trim(img->sym);
 }
 
 static void image_schedule(struct proc_image *img)
@@ -54,7 +62,8 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 	size_t i;
 
 	if (!img) {
-		if (array_grow(&m->list, m->list.nr + 1))
+		if (array_grow(&m->list, m->list.nr + 1) ||
+		    hashmap_put(&m->idx, NULL, (uint32_t)pid, gen, HASHMAP_NUM(m->list.nr + 1)))
 			return -ENOMEM;
 		img = &m->list.items[m->list.nr++];
 		memset(img, 0, sizeof(*img));
@@ -62,9 +71,8 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 		img->gen = gen;
 		img->first_ns = now_ns();
 		/* an older image of this pid has been replaced by an exec */
-		for (i = 0; i + 1 < m->list.nr; i++)
-			if (m->list.items[i].pid == pid)
-				m->list.items[i].next_refresh_ns = 0;
+		for (i = 0; i < gen; i++)
+			image_end(proc_images_find(m, pid, i));
 	}
 	if (img->sym && !maps_digest(pid, &digest) &&
 	    digest == sym_process_maps_digest(img->sym)) {
@@ -89,6 +97,8 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 	}
 	/* the old snapshot's samples were taken with its files */
 	img->modules_refused = proc_image_modules_refused(img);
+	if (img->sym)
+		sym_process_trim(img->sym);	/* stacks are unwound with the newest */
 	img->sym = sym;
 	image_schedule(img);
 	img->refreshes++;
@@ -104,11 +114,39 @@ uint64_t proc_image_modules_refused(const struct proc_image *img)
 
 void proc_images_stop_refresh(struct proc_images *m, pid_t pid)
 {
+	struct proc_image *img;
+	uint32_t gen;
+
+	/* generations are 0, 1, 2...: one per exec */
+	for (gen = 0; (img = proc_images_find(m, pid, gen)) != NULL; gen++)
+		image_end(img);
+}
+
+void proc_images_trim_later(struct proc_images *m, struct proc_image *img)
+{
+	if (!img->ended || img->trim_queued)
+		return;
+	if (array_grow(&m->trim, m->trim.nr + 1)) {
+		if (img->sym)
+			sym_process_trim(img->sym);
+		return;
+	}
+	img->trim_queued = true;
+	m->trim.items[m->trim.nr++] = img - m->list.items;
+}
+
+void proc_images_trim(struct proc_images *m)
+{
 	size_t i;
 
-	for (i = 0; i < m->list.nr; i++)
-		if (m->list.items[i].pid == pid)
-			m->list.items[i].next_refresh_ns = 0;
+	for (i = 0; i < m->trim.nr; i++) {
+		struct proc_image *img = &m->list.items[m->trim.items[i]];
+
+		img->trim_queued = false;
+		if (img->sym)
+			sym_process_trim(img->sym);
+	}
+	m->trim.nr = 0;
 }
 
 /* Re-read the images whose time has come; returns ms until the next one. */
@@ -147,6 +185,10 @@ uint64_t proc_images_nr_processes(const struct proc_images *m)
 
 void proc_images_release(struct proc_images *m)
 {
+	hashmap_release(&m->idx);
+	free(m->trim.items);
+	m->trim.items = NULL;
+	m->trim.nr = m->trim.alloc = 0;
 	free(m->list.items);
 	m->list.items = NULL;
 	m->list.nr = m->list.alloc = 0;

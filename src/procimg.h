@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "src/hashmap.h"
 #include "symbolize/symbolize.h"
 
 #define PROC_IMAGE_COMM_LEN 16
@@ -34,6 +35,8 @@ struct proc_image {
 	uint32_t refreshes;
 	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */
 	uint64_t modules_refused;	/* by the snapshots replaced (see below) */
+	bool ended;			/* the process exited (or exec'd past this image) */
+	bool trim_queued;		/* in proc_images.trim */
 	char comm[PROC_IMAGE_COMM_LEN + 1];
 };
 
@@ -41,6 +44,9 @@ struct proc_image {
 struct proc_images {
 	struct symbolizer *sym;		/* borrowed */
 	struct { struct proc_image *items; size_t nr, alloc; } list;
+	struct hashmap idx;		/* (NULL, pid, gen) -> index in list + 1 */
+	/* ended images whose unwinder a late stack built again: trimmed next */
+	struct { size_t *items; size_t nr, alloc; } trim;
 	uint64_t snapshot_failed;	/* images gone (exit, exec) before their maps were read */
 	/*
 	 * Whether @gen is still @pid's image (NULL: assumed): asked after
@@ -73,8 +79,21 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen);
  */
 uint64_t proc_image_modules_refused(const struct proc_image *img);
 
-/* @pid exited: stop re-reading its images. */
+/*
+ * @pid exited: stop re-reading its images and free what unwinding them
+ * built (sym_process_trim); they still symbolize.
+ */
 void proc_images_stop_refresh(struct proc_images *m, pid_t pid);
+
+/*
+ * A stack of ended image @img was just unwound (its unwinder is built
+ * again): trim it at the next proc_images_trim(). Cannot fail (a failed
+ * queueing trims now).
+ */
+void proc_images_trim_later(struct proc_images *m, struct proc_image *img);
+
+/* Trim the images proc_images_trim_later() queued. Cannot fail. */
+void proc_images_trim(struct proc_images *m);
 
 /* Re-read the images that are due; returns ms until the next one (<= @max_ms). */
 int proc_images_refresh(struct proc_images *m, int max_ms);

@@ -57,6 +57,7 @@ struct sym_process {
 	bool jit_tried;
 	struct unwinder *unw;	/* DWARF unwinder, made on first need */
 	bool unw_tried;
+	size_t unw_refused;	/* unwinder_nr_refused() of a trimmed unwinder */
 	size_t modules_refused;	/* distinct files libdwfl refused (binary_refused) */
 	uint64_t maps_digest;	/* sym_maps_digest() of the text read */
 };
@@ -747,7 +748,22 @@ static struct unwinder *process_unwinder(struct sym_process *p)
 
 size_t sym_process_modules_refused(const struct sym_process *p)
 {
-	return p->modules_refused + (p->unw ? unwinder_nr_refused(p->unw) : 0);
+	return p->modules_refused + (p->unw ? unwinder_nr_refused(p->unw) : p->unw_refused);
+}
+
+void sym_process_trim(struct sym_process *p)
+{
+	if (!p->unw)
+		return;
+	p->unw_refused = unwinder_nr_refused(p->unw);
+	unwinder_free(p->unw);
+	p->unw = NULL;
+	p->unw_tried = false;
+}
+
+bool sym_process_has_unwinder(const struct sym_process *p)
+{
+	return p->unw != NULL;
 }
 
 int symbolizer_unwind(struct symbolizer *s, struct sym_process *p,

@@ -136,6 +136,17 @@ uint64_t sym_process_maps_digest(const struct sym_process *p);
 size_t sym_process_modules_refused(const struct sym_process *p);
 
 /*
+ * Free what unwinding with @p built (its libdwfl session, which maps every
+ * file of the process): for a snapshot a newer one replaced, or a process
+ * that exited once its queued stacks are unwound. @p still symbolizes, and
+ * a later symbolizer_unwind() with it builds that again. Cannot fail.
+ */
+void sym_process_trim(struct sym_process *p);
+
+/* Whether @p holds an unwinder (sym_process_trim() would free something). */
+bool sym_process_has_unwinder(const struct sym_process *p);
+
+/*
  * Resolve user address @addr of a snapshotted process. @is_return: @addr is a
  * return address (every frame of a stack but the first), so the call
  * instruction at addr - 1 is what is looked up (offsets are still reported
