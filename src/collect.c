@@ -238,6 +238,9 @@ static int handle_event(struct collect *c, void *data, size_t size)
 	case LP_EVENT_EXEC:
 		pr_debug("%s pid %u gen %u (%.16s)", e->type == LP_EVENT_NEW ? "new" : "exec",
 			 e->pid, e->gen, e->comm);
+		img = proc_images_find(&c->images, e->pid, e->gen);
+		if (img && e->type == LP_EVENT_NEW)
+			img->ended = false;	/* the pid of an exited one, reused */
 		proc_images_snapshot(&c->images, e->pid, e->gen);
 		img = proc_images_find(&c->images, e->pid, e->gen);
 		/* at fork the event runs in the parent, whose name the child has */
@@ -255,6 +258,8 @@ static int handle_event(struct collect *c, void *data, size_t size)
 		pr_debug("exit pid %u", e->pid);
 		proc_images_stop_refresh(&c->images, e->pid);
 		python_forget(c, e->pid, 0);
+		if (c->py)
+			pystacks_exited(c->py, e->pid);
 		if (size >= sizeof(*pe))
 			tree_exit(c, pe);
 		if (size >= sizeof(*pe) && c->mode_syscall)
@@ -1095,6 +1100,10 @@ int collect_poll(struct collect *c, int timeout_ms)
 	uint64_t now, every;
 	int n;
 
+	if (!c->rb) {	/* detached */
+		usleep(timeout_ms * 1000);
+		return 0;
+	}
 	/*
 	 * A Python process's code objects are named from its memory when its
 	 * stacks are read: a module body runs for milliseconds and is freed
@@ -1126,8 +1135,8 @@ int collect_poll(struct collect *c, int timeout_ms)
 	c->poll_until_ns = 0;
 	proc_images_trim(&c->images);
 	/* exits whose events were lost leave their statistics behind */
-	if (c->mode_syscall && !c->proc_fn && now - c->exited.last_sweep_ns >= NSEC_PER_SEC) {
-		c->exited.last_sweep_ns = now;
+	if (c->mode_syscall && !c->proc_fn && now - c->last_sweep_ns >= NSEC_PER_SEC) {
+		c->last_sweep_ns = now;
 		collect_sys_sweep(c);
 	}
 	return n < 0 && n != -EINTR && n != RB_BUDGET_SPENT ? n : 0;
@@ -1241,6 +1250,9 @@ void collect_detach(struct collect *c)
 				" stacks unread: the machine made them faster than they were read",
 				c->events_unread, c->ustacks_unread);
 	}
+	/* nothing more comes: the rings' pages go before the profile is built */
+	ring_buffer__free(c->rb);
+	c->rb = NULL;
 }
 
 /*

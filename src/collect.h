@@ -162,12 +162,6 @@ struct proc_tree *collect_procs(struct collect *c);
 #define COLLECT_POLL_BUDGET_MS 50
 #define COLLECT_STOP_READ_MS 500
 
-/*
- * Exited processes whose syscall statistics are kept apart; each later one's
- * are added to the first exited process of its name (proc.PID.processes_folded).
- */
-#define COLLECT_SYS_EXITED_KEPT 256
-
 /* (process, descriptor) conversations bpf/waits.bpf.h keeps (docs/syscalls.md) */
 #define COLLECT_CONVS 16384
 

@@ -7,6 +7,8 @@
  */
 #include "src/collect_priv.h"
 
+#include <malloc.h>
+
 /* Draining: kernel keys + stack ids -> symbolized profile samples. */
 struct builder {
 	struct collect *c;
@@ -504,37 +506,34 @@ static int builder_sys_fast(struct builder *b)
 	return err;
 }
 
-/* The statistics of exited processes, out of the hash at their exits. */
-static int builder_sys_exited(struct builder *b)
+/* A pid of an exited process that a live one reused: one row for both. */
+static int builder_sys_exited_merge(void *arg, const struct sys_exited_stat *e)
 {
-	const struct sys_exited *x = &b->c->exited;
+	struct builder *b = arg;
+	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&b->sys_idx, NULL, e->st.pid, (uint32_t)e->nr));
 
-	struct sys_stat *st;
-	size_t i;
-
-	for (i = 0; i < x->stats.nr; i++) {
-		const struct sys_exited_stat *e = &x->stats.items[i];
-
-		st = builder_sys_entry(b, e->st.pid, e->nr);
-		if (!st)
-			return -ENOMEM;
-		sys_stat_merge(st, &e->st);
-	}
+	if (i)
+		sys_stat_merge(&b->sys.items[i - 1], &e->st);
 	return 0;
 }
 
-/*
- * Per (process, syscall) statistics from both maps, summed over CPUs, and
- * those of exited processes, into b->sys.
- */
+/* The others are stored as they are (copied to b->sys, they would be twice). */
+static int builder_sys_exited_store(void *arg, const struct sys_exited_stat *e)
+{
+	struct builder *b = arg;
+
+	if (!e->st.count || hashmap_get(&b->sys_idx, NULL, e->st.pid, (uint32_t)e->nr))
+		return 0;
+	return sys_stat_store(b->p, &e->st);
+}
+
+/* Per (process, syscall) statistics from both maps, summed over CPUs, into b->sys. */
 static int builder_sys_read(struct builder *b)
 {
 	int err = builder_sys_fast(b);
 
 	if (!err)
 		err = builder_each(b, NULL, b->c->skel->maps.sys_stats, builder_sys_stat);
-	if (!err)
-		err = builder_sys_exited(b);
 	return err;
 }
 
@@ -588,8 +587,8 @@ int collect_counters(struct collect *c, struct timeline_counters *out)
 			out->opens += s->count;
 	}
 	for (i = 0; i < TIMELINE_SERIES_NR; i++)
-		out->ns[i] += c->exited.ns[i];
-	out->opens += c->exited.opens;
+		out->ns[i] += c->exited_ns[i];
+	out->opens += c->exited_opens;
 	hashmap_release(&b.sys_idx);
 	free(b.sys.items);
 	return err;
@@ -606,9 +605,14 @@ static int builder_sys_stats(struct builder *b, const struct builder_cols *cols)
 	size_t i;
 	int err = builder_sys_read(b);
 
+	/* and those of exited processes (sysexited.h) */
+	if (!err)
+		err = sys_exited_each(&b->c->exited, builder_sys_exited_merge, b);
 	for (i = 0; !err && i < b->sys.nr; i++)
 		if (b->sys.items[i].count)
 			err = sys_stat_store(b->p, &b->sys.items[i]);
+	if (!err)
+		err = sys_exited_each(&b->c->exited, builder_sys_exited_store, b);
 	return err;
 }
 
@@ -645,12 +649,25 @@ static int builder_proc_meta(struct builder *b)
 		v = profile_get_meta_u64(b->p, key);
 		if (!err && refused)
 			err = profile_set_meta_u64(b->p, key, v + refused);
-		for (j = 0; !err && b->c->unwind_dwarf && j < SYM_UNWIND_NR; j++) {
+		for (v = 0, j = 0; j < SYM_UNWIND_NR; j++)
+			v += img->unwind[j];
+		/* no stack unwound (most of a busy machine's processes): no keys */
+		for (j = 0; !err && v && b->c->unwind_dwarf && j < SYM_UNWIND_NR; j++) {
 			/* images of one pid (exec generations) add up */
 			snprintf(key, sizeof(key), "proc.%d.%s", img->pid, collect_unwind_names[j]);
-			v = profile_get_meta_u64(b->p, key);
-			err = profile_set_meta_u64(b->p, key, v + img->unwind[j]);
+			err = profile_set_meta_u64(b->p, key, profile_get_meta_u64(b->p, key) +
+						   img->unwind[j]);
 		}
+	}
+	/* the names exited processes were folded into, under their pseudo pids */
+	for (i = 0; !err && i < b->c->exited.names.nr; i++) {
+		const struct sys_exited_name *n = &b->c->exited.names.items[i];
+
+		snprintf(key, sizeof(key), "proc.%" PRIu32 ".comm", sys_exited_name_pid(i));
+		err = profile_set_meta(b->p, key, n->comm[0] ? n->comm : "[other]");
+		snprintf(key, sizeof(key), "proc.%" PRIu32 ".processes_folded", sys_exited_name_pid(i));
+		if (!err)
+			err = profile_set_meta_u64(b->p, key, n->processes);
 	}
 	return err;
 }
@@ -811,6 +828,12 @@ int collect_build_profile(struct collect *c, struct profile *p)
 	struct builder_cols cols;
 	int err = builder_columns(&b, &cols);
 
+	/*
+	 * What the recording freed (a busy machine's unwinders, snapshots)
+	 * goes back to the system before symbolizing takes its share: the
+	 * peak is the sum of the two otherwise.
+	 */
+	malloc_trim(0);
 	if (collect_debug_lose("stacks"))
 		collect_drain_stacks(c);
 	if (!err)

@@ -75,88 +75,41 @@ static void drain_sys(struct collect *c, const struct collect_drain_ops *ops, co
 }
 
 /*
- * Whose statistics @tgid's are stored as: its own while fewer than
- * COLLECT_SYS_EXITED_KEPT exited processes keep theirs, else those of the
- * first folded process named @comm. 0 when out of memory.
+ * Take entry @key out of the hash into @out (its number and statistics
+ * summed over CPUs), counting its time in the timeline's totals of exited
+ * processes. false: it was not there, or could not be read.
  */
-static uint32_t exited_owner(struct sys_exited *x, uint32_t tgid, const char *comm)
+static bool exited_take(struct collect *c, const struct lp_sys_key *key,
+			struct sys_exited_stat *out)
 {
-	uint64_t a = 0, b = 0, i;
-
-	if (hashmap_get(&x->kept, NULL, tgid, 0))
-		return tgid;
-	if (x->nr_kept < COLLECT_SYS_EXITED_KEPT) {
-		if (hashmap_put(&x->kept, NULL, tgid, 0, HASHMAP_NUM(1)))
-			return 0;
-		x->nr_kept++;
-		return tgid;
-	}
-	memcpy(&a, comm, 8);
-	memcpy(&b, comm + 8, LP_COMM_LEN - 8);
-	i = HASHMAP_TO_NUM(hashmap_get(&x->by_comm, NULL, a, b));
-	if (!i) {
-		if (array_grow(&x->reps, x->reps.nr + 1) ||
-		    hashmap_put(&x->by_comm, NULL, a, b, HASHMAP_NUM(x->reps.nr + 1)))
-			return 0;
-		i = ++x->reps.nr;
-		x->reps.items[i - 1] = (struct sys_exited_rep){ .pid = tgid };
-	}
-	x->reps.items[i - 1].processes++;
-	return x->reps.items[i - 1].pid;
-}
-
-/* The stored statistics of (@pid, @nr), made empty if new; NULL: out of memory. */
-static struct sys_stat *exited_stat(struct sys_exited *x, uint32_t pid, int32_t nr)
-{
-	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&x->idx, NULL, pid, (uint32_t)nr));
-	struct sys_exited_stat *e;
-
-	if (i)
-		return &x->stats.items[i - 1].st;
-	if (array_grow(&x->stats, x->stats.nr + 1) ||
-	    hashmap_put(&x->idx, NULL, pid, (uint32_t)nr, HASHMAP_NUM(x->stats.nr + 1)))
-		return NULL;
-	e = &x->stats.items[x->stats.nr++];
-	memset(e, 0, sizeof(*e));
-	e->nr = nr;
-	e->st.pid = pid;
-	sys_stat_name(nr, e->st.name, sizeof(e->st.name));
-	return &e->st;
-}
-
-/*
- * Move the entry @key of the hash into the statistics of @owner. Taken out
- * only once it has a place: a failure leaves it for the end. 0 or -ENOMEM.
- */
-static int exited_take(struct collect *c, uint32_t owner, const struct lp_sys_key *key)
-{
-	struct sys_exited *x = &c->exited;
 	int fd = bpf_map__fd(c->skel->maps.sys_stats), ncpu = libbpf_num_possible_cpus();
-	struct sys_stat one = { 0 }, *st;
 
-	if (!x->vals)
-		x->vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(struct lp_sys_stat));
-	st = x->vals ? exited_stat(x, owner, key->nr) : NULL;
-	if (!st)
-		return -ENOMEM;
-	if (bpf_map_lookup_and_delete_elem(fd, key, x->vals)) {
+	if (!c->sys_vals)
+		c->sys_vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*c->sys_vals));
+	if (!c->sys_vals)
+		return false;
+	if (bpf_map_lookup_and_delete_elem(fd, key, c->sys_vals)) {
 		/* kernels before 5.14: lookup, then delete */
-		if (errno == ENOENT || bpf_map_lookup_elem(fd, key, x->vals))
-			return 0;
+		if (errno == ENOENT || bpf_map_lookup_elem(fd, key, c->sys_vals))
+			return false;
 		bpf_map_delete_elem(fd, key);
 	}
-	collect_sys_sum(&one, x->vals);
-	sys_stat_merge(st, &one);
-	x->ns[collect_sys_series(st->name)] += one.total_ns;
-	if (collect_sys_opens_file(st->name))
-		x->opens += one.count;
-	return 0;
+	memset(out, 0, sizeof(*out));
+	out->nr = key->nr;
+	out->st.pid = key->tgid;
+	sys_stat_name(key->nr, out->st.name, sizeof(out->st.name));
+	collect_sys_sum(&out->st, c->sys_vals);
+	c->exited_ns[collect_sys_series(out->st.name)] += out->st.total_ns;
+	if (collect_sys_opens_file(out->st.name))
+		c->exited_opens += out->st.count;
+	return true;
 }
 
 void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, const __u64 *used)
 {
 	struct lp_sys_key key = { .tgid = tgid };
-	uint32_t owner = 0;
+	struct sys_exited_stat *stats = NULL, one;
+	size_t n = 0, max = 0;
 	int w;
 
 	for (key.nr = 0; key.nr < LP_MAX_SYSCALL_NR; key.nr++) {
@@ -167,11 +120,21 @@ void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, cons
 		}
 		if (!(used[w] & (1ULL << (key.nr % 64))))
 			continue;
-		if (!owner && !(owner = exited_owner(&c->exited, tgid, comm)))
-			return;
-		if (exited_take(c, owner, &key))
-			return;
+		max++;
 	}
+	if (!max)
+		return;
+	stats = calloc(max, sizeof(*stats));
+	for (key.nr = 0; key.nr < LP_MAX_SYSCALL_NR && n < max; key.nr++) {
+		if (!(used[key.nr / 64] & (1ULL << (key.nr % 64))) || !exited_take(c, &key, &one))
+			continue;
+		if (stats)
+			stats[n++] = one;
+		else	/* no room for it apart: straight into its name's */
+			sys_exited_fold(&c->exited, comm, &one);
+	}
+	if (stats)
+		sys_exited_add(&c->exited, tgid, comm, stats, n);
 }
 
 /* The name @tgid had, as the process tree knows it ("" when it does not). */
@@ -189,9 +152,9 @@ void collect_sys_sweep(struct collect *c)
 	int fd = bpf_map__fd(c->skel->maps.sys_stats), procs = bpf_map__fd(c->skel->maps.procs);
 	size_t max = bpf_map__max_entries(c->skel->maps.sys_stats), n = 0, i;
 	struct lp_sys_key *keys = calloc(max, sizeof(*keys)), *prev = NULL;
+	struct sys_exited_stat one;
 	struct lp_proc proc;
 	char comm[LP_COMM_LEN];
-	uint32_t owner;
 
 	if (!keys)
 		return;
@@ -201,27 +164,20 @@ void collect_sys_sweep(struct collect *c)
 		if (bpf_map_lookup_elem(procs, &keys[n].tgid, &proc) && errno == ENOENT)
 			n++;
 	}
+	/* their exit events were lost: folded into their names */
 	for (i = 0; i < n; i++) {
 		tree_comm(c, keys[i].tgid, comm);
-		owner = exited_owner(&c->exited, keys[i].tgid, comm);
-		if (!owner || exited_take(c, owner, &keys[i]))
-			break;
-		c->exited.swept++;
+		if (exited_take(c, &keys[i], &one) && !sys_exited_fold(&c->exited, comm, &one))
+			c->exited_swept++;
 	}
 	free(keys);
 }
 
 void collect_sys_exited_free(struct collect *c)
 {
-	struct sys_exited *x = &c->exited;
-
-	free(x->stats.items);
-	hashmap_release(&x->idx);
-	hashmap_release(&x->kept);
-	hashmap_release(&x->by_comm);
-	free(x->reps.items);
-	free(x->vals);
-	memset(x, 0, sizeof(*x));
+	sys_exited_release(&c->exited);
+	free(c->sys_vals);
+	c->sys_vals = NULL;
 }
 
 static void drain_cpu(struct collect *c, const struct collect_drain_ops *ops, const void *k,

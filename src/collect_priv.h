@@ -32,6 +32,7 @@
 #include "src/requests.h"
 #include "src/stackagg.h"
 #include "src/syscalls.h"
+#include "src/sysexited.h"
 #include "src/sysstats.h"
 #include "src/util.h"
 
@@ -39,36 +40,6 @@
 extern const char *const collect_stat_names[LP_STAT_NR];
 /* Names of enum sym_unwind_status in metadata ("proc.PID.NAME"). */
 extern const char *const collect_unwind_names[SYM_UNWIND_NR];
-
-/*
- * The syscall statistics of exited processes, taken out of the sys_stats hash
- * at their exit events (collect_drain.c): the first COLLECT_SYS_EXITED_KEPT
- * processes keep their own, each later one is added to the first process of
- * its name that was folded (its "representative").
- */
-struct sys_exited_stat {
-	int32_t nr;
-	struct sys_stat st;
-};
-
-struct sys_exited {
-	struct { struct sys_exited_stat *items; size_t nr, alloc; } stats;
-	struct hashmap idx;		/* (NULL, pid, nr) -> index in stats + 1 */
-	struct hashmap kept;		/* (NULL, tgid, 0) -> 1: keeps its own */
-	size_t nr_kept;
-	struct hashmap by_comm;		/* (NULL, comm bytes 0-7, 8-15) -> index in reps + 1 */
-	struct { struct sys_exited_rep *items; size_t nr, alloc; } reps;
-	uint64_t ns[TIMELINE_SERIES_NR];	/* their time by timeline series */
-	uint64_t opens;			/* their file opens */
-	uint64_t swept;			/* entries collect_sys_sweep took out */
-	uint64_t last_sweep_ns;
-	void *vals;			/* a per-CPU value buffer */
-};
-
-struct sys_exited_rep {
-	uint32_t pid;			/* the first folded process of the name */
-	uint64_t processes;		/* folded into it, itself included */
-};
 
 struct collect {
 	struct latprof_bpf *skel;
@@ -109,6 +80,11 @@ struct collect {
 	struct { struct collect_stack *items; size_t nr; } stacks;
 	/* exited processes' syscall statistics, out of the kernel (collect_sys_exited) */
 	struct sys_exited exited;
+	uint64_t exited_ns[TIMELINE_SERIES_NR];	/* their time by timeline series */
+	uint64_t exited_opens;		/* their file opens */
+	uint64_t exited_swept;		/* entries collect_sys_sweep took out */
+	uint64_t last_sweep_ns;
+	struct lp_sys_stat *sys_vals;	/* a per-CPU value buffer */
 };
 
 /* A stack of the stacks map, copied out by id. */
@@ -133,8 +109,8 @@ void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals);
 /*
  * Process @tgid named @comm exited: take its entries out of the sys_stats
  * hash, those of @used (a bit per syscall number, its exit event's), into
- * c->exited (collect_drain.c). A failure leaves entries in the hash, read
- * at the end as before. Cannot fail.
+ * c->exited (collect_drain.c, src/sysexited.h). An entry that cannot be
+ * read stays in the hash, read at the end as before. Cannot fail.
  */
 void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, const __u64 *used);
 

@@ -74,6 +74,7 @@ struct pyproc {
 	struct { struct pycode_entry **items; size_t nr, alloc; } entries;
 	uint64_t walks[LP_PY_WALK_NR];	/* samples of this process by how the walk ended */
 	uint64_t unnamed[PY_UNNAMED_NR];	/* frames not named, by why */
+	size_t list_idx;		/* in pystacks.list */
 };
 
 struct pystacks {
@@ -134,10 +135,15 @@ void pystacks_free(struct pystacks *ps)
 	free(ps);
 }
 
+/* What the procs map holds for an image forgotten by pystacks_exited. */
+static struct pyproc forgotten;
+
 static struct pyproc *pyproc_get(struct pystacks *ps, int pid, uint32_t gen, bool add)
 {
 	struct pyproc *pp = hashmap_get(&ps->procs, NULL, (uint32_t)pid, gen);
 
+	if (pp == &forgotten)
+		pp = NULL;	/* a later process with the same pid is another */
 	if (pp || !add)
 		return pp;
 	pp = calloc(1, sizeof(*pp));
@@ -146,6 +152,7 @@ static struct pyproc *pyproc_get(struct pystacks *ps, int pid, uint32_t gen, boo
 		free(pp);
 		return NULL;
 	}
+	pp->list_idx = ps->list.nr;
 	ps->list.items[ps->list.nr++] = pp;
 	pp->pid = pid;
 	pp->gen = gen;
@@ -278,6 +285,29 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		 PY_MICRO(pp->interp.version), pp->interp.path,
 		 pyoffsets_source_name(pp->interp.source));
 	return 1;
+}
+
+void pystacks_exited(struct pystacks *ps, int pid)
+{
+	struct pyproc *pp, *last;
+	uint32_t gen;
+	uint64_t k, walks;
+
+	/* generations are 0, 1, 2...: one per exec */
+	for (gen = 0; (pp = hashmap_get(&ps->procs, NULL, (uint32_t)pid, gen)) != NULL; gen++) {
+		if (pp == &forgotten)
+			continue;
+		for (walks = 0, k = 0; k < LP_PY_WALK_NR; k++)
+			walks += pp->walks[k];
+		if (pp->interp.status != PY_STATUS_NONE || walks || pp->entries.nr)
+			continue;	/* the profile tells of it, or its frames were named */
+		if (hashmap_put(&ps->procs, NULL, (uint32_t)pid, gen, &forgotten))
+			continue;
+		last = ps->list.items[--ps->list.nr];
+		ps->list.items[pp->list_idx] = last;
+		last->list_idx = pp->list_idx;
+		pyproc_free(pp);
+	}
 }
 
 bool pystacks_walkable(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_proc *out)

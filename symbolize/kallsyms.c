@@ -217,6 +217,13 @@ static void kallsyms_finish(struct kallsyms *k)
 		syms[n++] = syms[i];
 	}
 	k->syms.nr = n;
+	/* 120,000 symbols: the doublings' slack would be megabytes */
+	syms = n ? realloc(k->syms.items, n * sizeof(*syms)) : NULL;
+	if (syms) {
+		k->syms.items = syms;
+		k->syms.alloc = n;
+	}
+	syms = k->syms.items;
 	for (i = 0; i < n; i++) {
 		m = &k->maps.items[syms[i].map];
 		if (syms[i].name && syms[i].addr < m->start)
@@ -257,16 +264,22 @@ int kallsyms_load(struct kallsyms *k, const char *path, const char *modules_path
 		  struct strtab *strs)
 {
 	const char *kernel;
+	char *shrunk;
+	size_t len;
 	int err = -ENOMEM;
 
 	memset(k, 0, sizeof(*k));
 	kernel = strtab_intern(strs, KERNEL_MAP_NAME);
 	if (!kernel || kallsyms_add_map(k, kernel, 0))
 		goto out;
-	if (!path || read_file(path, &k->buf, NULL)) {
+	if (!path || read_file(path, &k->buf, &len)) {
 		kallsyms_make_catch_all(k);
 		return 0;
 	}
+	/* the names stay in the buffer: its slack goes before they point into it */
+	shrunk = realloc(k->buf, len + 1);
+	if (shrunk)
+		k->buf = shrunk;
 	err = kallsyms_parse(k, strs);
 	if (!err && modules_path)
 		err = kallsyms_parse_modules(k, modules_path, strs);

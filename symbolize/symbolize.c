@@ -58,6 +58,8 @@ struct sym_process {
 	struct unwinder *unw;	/* DWARF unwinder, made on first need */
 	bool unw_tried;
 	size_t unw_refused;	/* unwinder_nr_refused() of a trimmed unwinder */
+	uint64_t unw_used;	/* symbolizer.unwind_clock at its last unwind */
+	struct symbolizer *owner;	/* set while it holds an unwinder */
 	size_t modules_refused;	/* distinct files libdwfl refused (binary_refused) */
 	uint64_t maps_digest;	/* sym_maps_digest() of the text read */
 };
@@ -82,6 +84,9 @@ struct symbolizer {
 	struct sym_frame unknown;	/* the one frame of an unresolved address */
 	size_t nr_cached;		/* locations in frame_cache and loc_cache */
 	struct sym_location spare;	/* the result once the caches are full */
+	/* processes holding an unwinder, at most SYM_MAX_UNWINDERS */
+	struct { struct sym_process **items; size_t nr, alloc; } unwinding;
+	uint64_t unwind_clock;		/* ticks at every unwind: the LRU order */
 };
 
 static void *arena_alloc(struct symbolizer *s, size_t size)
@@ -150,6 +155,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (i = 0; i < s->procs.nr; i++)
 		process_free(s->procs.items[i]);
 	free(s->procs.items);
+	free(s->unwinding.items);
 	for (i = 0; i < s->bins.nr; i++)
 		binary_free(s->bins.items[i]);
 	free(s->bins.items);
@@ -473,6 +479,7 @@ struct sym_process *symbolizer_snapshot_after(struct symbolizer *s, int pid,
 					      const struct sym_process *prev)
 {
 	struct sym_process *p = NULL;
+	struct proc_map *shrunk;
 	char *maps = NULL, *buf = NULL, *exe = NULL;
 	int err = -ENOMEM;
 
@@ -499,6 +506,12 @@ struct sym_process *symbolizer_snapshot_after(struct symbolizer *s, int pid,
 		err = process_keep_unmapped(p, prev);
 	if (err)
 		goto out;
+	/* kept to the end of the session, a snapshot per process: no slack */
+	shrunk = realloc(p->maps.items, p->maps.nr * sizeof(*p->maps.items));
+	if (shrunk) {
+		p->maps.items = shrunk;
+		p->maps.alloc = p->maps.nr;
+	}
 	s->procs.items[s->procs.nr++] = p;
 out:
 	free(maps);
@@ -717,13 +730,35 @@ nomem:
 	return NULL;
 }
 
-static struct unwinder *process_unwinder(struct sym_process *p)
+/*
+ * Room for one more unwinder: past SYM_MAX_UNWINDERS, the least recently
+ * used one is trimmed (its process unwinds again by building it anew).
+ * false: out of memory.
+ */
+static bool unwinder_room(struct symbolizer *s)
+{
+	struct sym_process *least = NULL;
+	size_t i;
+
+	if (s->unwinding.nr >= SYM_MAX_UNWINDERS) {
+		for (i = 0; i < s->unwinding.nr; i++)
+			if (!least || s->unwinding.items[i]->unw_used < least->unw_used)
+				least = s->unwinding.items[i];
+		sym_process_trim(least);
+	}
+	return !array_grow(&s->unwinding, s->unwinding.nr + 1);
+}
+
+static struct unwinder *process_unwinder(struct symbolizer *s, struct sym_process *p)
 {
 	struct unwind_module *mods;
 	size_t i;
 
+	p->unw_used = ++s->unwind_clock;
 	if (p->unw_tried)
 		return p->unw;
+	if (!unwinder_room(s))
+		return NULL;
 	p->unw_tried = true;
 	mods = calloc(p->maps.nr + 1, sizeof(*mods));
 	if (!mods)
@@ -743,6 +778,10 @@ static struct unwinder *process_unwinder(struct sym_process *p)
 	}
 	p->unw = unwinder_new(p->pid, mods, p->maps.nr);
 	free(mods);
+	if (p->unw) {
+		p->owner = s;
+		s->unwinding.items[s->unwinding.nr++] = p;
+	}
 	return p->unw;
 }
 
@@ -753,8 +792,17 @@ size_t sym_process_modules_refused(const struct sym_process *p)
 
 void sym_process_trim(struct sym_process *p)
 {
+	struct symbolizer *s = p->owner;
+	size_t i;
+
 	if (!p->unw)
 		return;
+	for (i = 0; s && i < s->unwinding.nr; i++)
+		if (s->unwinding.items[i] == p) {
+			s->unwinding.items[i] = s->unwinding.items[--s->unwinding.nr];
+			break;
+		}
+	p->owner = NULL;
 	p->unw_refused = unwinder_nr_refused(p->unw);
 	unwinder_free(p->unw);
 	p->unw = NULL;
@@ -770,7 +818,7 @@ int symbolizer_unwind(struct symbolizer *s, struct sym_process *p,
 		      const struct sym_unwind_input *in, uint64_t *pcs, size_t max, size_t *nr,
 		      enum sym_unwind_status *status)
 {
-	struct unwinder *u = process_unwinder(p);
+	struct unwinder *u = process_unwinder(s, p);
 
 	*nr = 0;
 	*status = SYM_UNWIND_NO_UNWIND_INFO;

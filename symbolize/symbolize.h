@@ -136,6 +136,12 @@ uint64_t sym_process_maps_digest(const struct sym_process *p);
 size_t sym_process_modules_refused(const struct sym_process *p);
 
 /*
+ * Processes that hold an unwinder at once (each maps every file of its
+ * process): past it, the least recently used is trimmed (sym_process_trim).
+ */
+#define SYM_MAX_UNWINDERS 32
+
+/*
  * Free what unwinding with @p built (its libdwfl session, which maps every
  * file of the process): for a snapshot a newer one replaced, or a process
  * that exited once its queued stacks are unwound. @p still symbolizes, and
