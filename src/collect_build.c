@@ -327,35 +327,25 @@ typedef int (*builder_entry_fn)(struct builder *b, const struct builder_cols *co
 				const void *key, const void *value);
 
 /* Call @fn for every entry of @map (read from user space, after detach). */
+struct builder_each_arg {
+	struct builder *b;
+	const struct builder_cols *cols;
+	builder_entry_fn fn;
+};
+
+static int builder_each_one(void *arg, const void *key, const void *value)
+{
+	struct builder_each_arg *a = arg;
+
+	return a->fn(a->b, a->cols, key, value);
+}
+
 static int builder_each(struct builder *b, const struct builder_cols *cols,
 			const struct bpf_map *map, builder_entry_fn fn)
 {
-	enum bpf_map_type t = bpf_map__type(map);
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(map), err = 0;
-	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map);
-	void *key, *next, *value;
-	bool first = true;
+	struct builder_each_arg a = { .b = b, .cols = cols, .fn = fn };
 
-	if (t == BPF_MAP_TYPE_PERCPU_HASH || t == BPF_MAP_TYPE_PERCPU_ARRAY) {
-		if (ncpu <= 0)
-			return ncpu ? ncpu : -EINVAL;
-		vsize = ((vsize + 7) & ~(size_t)7) * ncpu;
-	}
-	key = malloc(ksize);
-	next = malloc(ksize);
-	value = malloc(vsize);
-	if (!key || !next || !value)
-		err = -ENOMEM;
-	while (!err && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		first = false;
-		memcpy(key, next, ksize);
-		if (!bpf_map_lookup_elem(fd, key, value))
-			err = fn(b, cols, key, value);
-	}
-	free(key);
-	free(next);
-	free(value);
-	return err;
+	return collect_map_each(map, builder_each_one, &a);
 }
 
 static int builder_cpu_sample(struct builder *b, const struct builder_cols *cols,
@@ -477,6 +467,42 @@ static int builder_sys_stat(struct builder *b, const struct builder_cols *cols,
 }
 
 /* The per-CPU array: block i belongs to the tgid in fast_slots[1 + i]. */
+/* Whether per-CPU values @vals of one entry hold a call. */
+static bool sys_vals_used(const struct lp_sys_stat *vals, int ncpu)
+{
+	int cpu, j;
+
+	for (cpu = 0; cpu < ncpu; cpu++)
+		for (j = 0; j < LP_HIST_SLOTS; j++)
+			if (vals[cpu].hist[j].count)
+				return true;
+	return false;
+}
+
+/*
+ * Block @i of the array into @vals (LP_MAX_SYSCALL_NR entries of @ncpu
+ * values): one batch where the kernel has them (5.6), else one by one.
+ */
+static int sys_fast_block(int fd, uint32_t i, struct lp_sys_stat *vals, int ncpu)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t keys[LP_MAX_SYSCALL_NR], in = i * LP_MAX_SYSCALL_NR, out, count = LP_MAX_SYSCALL_NR;
+	uint32_t nr, key, prev = in - 1;
+
+	/* a batch starts after the key it is given */
+	if (!bpf_map_lookup_batch(fd, in ? &prev : NULL, &out, keys, vals, &count, &opts) ||
+	    errno == ENOENT) {
+		if (count == LP_MAX_SYSCALL_NR && keys[0] == in)
+			return 0;
+	}
+	for (nr = 0; nr < LP_MAX_SYSCALL_NR; nr++) {
+		key = i * LP_MAX_SYSCALL_NR + nr;
+		if (bpf_map_lookup_elem(fd, &key, &vals[(size_t)nr * ncpu]))
+			memset(&vals[(size_t)nr * ncpu], 0, ncpu * sizeof(*vals));
+	}
+	return 0;
+}
+
 static int builder_sys_fast(struct builder *b)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
@@ -489,18 +515,17 @@ static int builder_sys_fast(struct builder *b)
 		return 0;
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
-	vals = calloc(ncpu, sizeof(*vals));
+	vals = calloc((size_t)ncpu * LP_MAX_SYSCALL_NR, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
 	for (i = 0; !err && i < used && i < b->c->fast_slots; i++) {
 		key = i + 1;
 		if (bpf_map_lookup_elem(slots_fd, &key, &tgid) || !tgid)
 			continue;
-		for (nr = 0; !err && nr < LP_MAX_SYSCALL_NR; nr++) {
-			key = i * LP_MAX_SYSCALL_NR + nr;
-			if (!bpf_map_lookup_elem(fd, &key, vals))
-				err = builder_sys_add(b, tgid, nr, vals);
-		}
+		err = sys_fast_block(fd, i, vals, ncpu);
+		for (nr = 0; !err && nr < LP_MAX_SYSCALL_NR; nr++)
+			if (sys_vals_used(&vals[(size_t)nr * ncpu], ncpu))
+				err = builder_sys_add(b, tgid, nr, &vals[(size_t)nr * ncpu]);
 	}
 	free(vals);
 	return err;
@@ -562,6 +587,21 @@ bool collect_sys_opens_file(const char *name)
 	       !strcmp(name, "creat");
 }
 
+/* An entry of the hash into the counters, as it is read (no copy kept). */
+static int counters_sys_entry(void *arg, const void *key, const void *value)
+{
+	const struct lp_sys_key *k = key;
+	struct timeline_counters *out = arg;
+	struct sys_stat st = { 0 };
+
+	sys_stat_name(k->nr, st.name, sizeof(st.name));
+	collect_sys_sum(&st, value);
+	out->ns[collect_sys_series(st.name)] += st.total_ns;
+	if (collect_sys_opens_file(st.name))
+		out->opens += st.count;
+	return 0;
+}
+
 int collect_counters(struct collect *c, struct timeline_counters *out)
 {
 	struct collect_stats st;
@@ -578,7 +618,7 @@ int collect_counters(struct collect *c, struct timeline_counters *out)
 	if (c->mode_syscall)
 		err = builder_sys_fast(&b);
 	if (!err && c->mode_syscall)
-		err = builder_each(&b, NULL, c->skel->maps.sys_stats, builder_sys_stat);
+		err = collect_map_each(c->skel->maps.sys_stats, counters_sys_entry, out);
 	for (i = 0; !err && i < b.sys.nr; i++) {
 		const struct sys_stat *s = &b.sys.items[i];
 

@@ -10,6 +10,83 @@ const char *collect_stat_name(int stat)
 	return stat >= 0 && stat < LP_STAT_NR && collect_stat_names[stat] ? collect_stat_names[stat] : "unknown";
 }
 
+/* One key at a time: kernels without batch lookups (before 5.6). */
+static int map_each_slow(int fd, size_t ksize, size_t vsize, collect_map_fn fn, void *arg)
+{
+	void *key = malloc(ksize), *next = malloc(ksize), *value = malloc(vsize);
+	bool first = true;
+	int err = key && next && value ? 0 : -ENOMEM;
+
+	while (!err && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		first = false;
+		memcpy(key, next, ksize);
+		if (!bpf_map_lookup_elem(fd, key, value))
+			err = fn(arg, key, value);
+	}
+	free(key);
+	free(next);
+	free(value);
+	return err;
+}
+
+#define MAP_BATCH 1024		/* entries per batch lookup */
+
+int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	enum bpf_map_type t = bpf_map__type(map);
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(map), err = 0, r;
+	size_t ksize = bpf_map__key_size(map), vsize = bpf_map__value_size(map), i;
+	size_t tsize = ksize > 8 ? ksize : 8, chunk = MAP_BATCH;
+	char *keys = NULL, *vals = NULL, *in = calloc(1, tsize), *out = calloc(1, tsize);
+	bool first = true;
+	uint32_t count;
+
+	if (t == BPF_MAP_TYPE_PERCPU_HASH || t == BPF_MAP_TYPE_PERCPU_ARRAY) {
+		if (ncpu <= 0)
+			err = ncpu ? ncpu : -EINVAL;
+		vsize = ((vsize + 7) & ~(size_t)7) * (ncpu > 0 ? ncpu : 1);
+	}
+	while (!err) {
+		if (!keys) {
+			keys = malloc(chunk * ksize);
+			vals = malloc(chunk * vsize);
+		}
+		if (!keys || !vals || !in || !out) {
+			err = -ENOMEM;
+			break;
+		}
+		count = chunk;
+		r = bpf_map_lookup_batch(fd, first ? NULL : in, out, keys, vals, &count, &opts);
+		if (r && errno == ENOSPC && chunk < 65536) {
+			chunk *= 4;	/* a hash bucket longer than the batch */
+			free(keys);
+			free(vals);
+			keys = vals = NULL;
+			continue;
+		}
+		if (r && errno != ENOENT) {
+			/* no batches here: one at a time, from the start */
+			if (first)
+				err = map_each_slow(fd, ksize, vsize, fn, arg);
+			else
+				err = -errno;
+			break;
+		}
+		for (i = 0; !err && i < count; i++)
+			err = fn(arg, keys + i * ksize, vals + i * vsize);
+		if (r)
+			break;	/* ENOENT: that was the last batch */
+		memcpy(in, out, tsize);
+		first = false;
+	}
+	free(keys);
+	free(vals);
+	free(in);
+	free(out);
+	return err;
+}
+
 typedef void (*drain_entry_fn)(struct collect *c, const struct collect_drain_ops *ops,
 			       const void *key, const void *val);
 
@@ -133,8 +210,10 @@ void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, cons
 		else	/* no room for it apart: straight into its name's */
 			sys_exited_fold(&c->exited, comm, &one);
 	}
-	if (stats)
+	if (stats && n)
 		sys_exited_add(&c->exited, tgid, comm, stats, n);
+	else
+		free(stats);
 }
 
 /* The name @tgid had, as the process tree knows it ("" when it does not). */
@@ -147,35 +226,79 @@ static void tree_comm(struct collect *c, uint32_t tgid, char comm[LP_COMM_LEN])
 		memcpy(comm, pi->comm, strnlen(pi->comm, LP_COMM_LEN));
 }
 
-void collect_sys_sweep(struct collect *c)
+struct sweep {
+	struct collect *c;
+	struct hashmap live;		/* (NULL, tgid, 0): targets now */
+	struct hashmap gone_tgids;	/* (NULL, tgid, 0): not, with entries */
+	struct { struct lp_sys_key *items; size_t nr, alloc; } gone;
+	int err;
+};
+
+static int sweep_live(void *arg, const void *key, const void *value)
 {
-	int fd = bpf_map__fd(c->skel->maps.sys_stats), procs = bpf_map__fd(c->skel->maps.procs);
-	size_t max = bpf_map__max_entries(c->skel->maps.sys_stats), n = 0, i;
-	struct lp_sys_key *keys = calloc(max, sizeof(*keys)), *prev = NULL;
-	struct sys_exited_stat one;
-	struct lp_proc proc;
+	struct sweep *w = arg;
+
+	return hashmap_put(&w->live, NULL, *(const uint32_t *)key, 0, HASHMAP_NUM(1));
+}
+
+/* An entry of a process that is not a target any more: fold it now. */
+static int sweep_entry(void *arg, const void *key, const void *value)
+{
+	struct sweep *w = arg;
+	const struct lp_sys_key *k = key;
+	struct sys_exited_stat one = { .nr = k->nr, .st = { .pid = k->tgid } };
 	char comm[LP_COMM_LEN];
 
-	if (!keys)
-		return;
-	/* the keys first: taking entries out while walking would restart the walk */
-	while (n < max && !bpf_map_get_next_key(fd, prev, &keys[n])) {
-		prev = &keys[n];
-		if (bpf_map_lookup_elem(procs, &keys[n].tgid, &proc) && errno == ENOENT)
-			n++;
-	}
-	/* their exit events were lost: folded into their names */
-	for (i = 0; i < n; i++) {
-		tree_comm(c, keys[i].tgid, comm);
-		if (exited_take(c, &keys[i], &one) && !sys_exited_fold(&c->exited, comm, &one))
-			c->exited_swept++;
-	}
-	free(keys);
+	if (hashmap_get(&w->live, NULL, k->tgid, 0))
+		return 0;
+	if (hashmap_put(&w->gone_tgids, NULL, k->tgid, 0, HASHMAP_NUM(1)))
+		return -ENOMEM;
+	/* gone at the last sweep too: its exit event, read since, would have taken them */
+	if (!hashmap_get(&w->c->sweep_suspects, NULL, k->tgid, 0))
+		return 0;
+	if (array_grow(&w->gone, w->gone.nr + 1))
+		return -ENOMEM;
+	sys_stat_name(k->nr, one.st.name, sizeof(one.st.name));
+	collect_sys_sum(&one.st, value);
+	tree_comm(w->c, k->tgid, comm);
+	if (sys_exited_fold(&w->c->exited, comm, &one))
+		return -ENOMEM;
+	w->c->exited_ns[collect_sys_series(one.st.name)] += one.st.total_ns;
+	if (collect_sys_opens_file(one.st.name))
+		w->c->exited_opens += one.st.count;
+	w->gone.items[w->gone.nr++] = *k;
+	return 0;
+}
+
+void collect_sys_sweep(struct collect *c)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = bpf_map__fd(c->skel->maps.sys_stats);
+	struct sweep w = { .c = c };
+	uint32_t count;
+	size_t i;
+
+	/* the live targets first, then the entries of every other tgid (batches) */
+	if (!collect_map_each(c->skel->maps.procs, sweep_live, &w))
+		collect_map_each(c->skel->maps.sys_stats, sweep_entry, &w);
+	/* read, then deleted: a dead process's entries change no more */
+	count = w.gone.nr;
+	if (count && !bpf_map_delete_batch(fd, w.gone.items, &count, &opts))
+		c->exited_swept += count;
+	else	/* no batches (before 5.6), or a key gone meanwhile */
+		for (i = 0; i < w.gone.nr; i++)
+			if (!bpf_map_delete_elem(fd, &w.gone.items[i]))
+				c->exited_swept++;
+	hashmap_release(&w.live);
+	free(w.gone.items);
+	hashmap_release(&c->sweep_suspects);
+	c->sweep_suspects = w.gone_tgids;
 }
 
 void collect_sys_exited_free(struct collect *c)
 {
 	sys_exited_release(&c->exited);
+	hashmap_release(&c->sweep_suspects);
 	free(c->sys_vals);
 	c->sys_vals = NULL;
 }

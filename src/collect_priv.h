@@ -84,6 +84,7 @@ struct collect {
 	uint64_t exited_opens;		/* their file opens */
 	uint64_t exited_swept;		/* entries collect_sys_sweep took out */
 	uint64_t last_sweep_ns;
+	struct hashmap sweep_suspects;	/* (NULL, tgid, 0): gone at the last sweep */
 	struct lp_sys_stat *sys_vals;	/* a per-CPU value buffer */
 };
 
@@ -100,6 +101,17 @@ struct collect_stack {
  */
 uint32_t collect_read_stats(struct collect *c, struct collect_stats *st);
 
+typedef int (*collect_map_fn)(void *arg, const void *key, const void *value);
+
+/*
+ * Call @fn with every entry of @map (per-CPU values: one per possible CPU,
+ * each rounded up to 8 bytes), read in batches of a thousand where the
+ * kernel has them (5.6): a full map is a few system calls, not two per
+ * entry, which a busy machine makes slow. Stops at @fn's first non-zero
+ * return, which it returns; -errno (collect_drain.c).
+ */
+int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg);
+
 /*
  * Add the per-CPU values @vals (libbpf_num_possible_cpus() of them) of one
  * (process, syscall) entry to @st (collect_drain.c). Cannot fail.
@@ -115,9 +127,10 @@ void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals);
 void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, const __u64 *used);
 
 /*
- * Take the entries of processes that are no longer targets out of the
- * sys_stats hash as collect_sys_exited() does: those whose exit event was
- * lost (the ring full). Walks the hash. Cannot fail.
+ * Take the entries of processes that are no longer targets, and were not at
+ * the previous sweep either, out of the sys_stats hash into their names'
+ * (sysexited.h): those whose exit event was lost (the ring full). Walks the
+ * hash. Cannot fail.
  */
 void collect_sys_sweep(struct collect *c);
 

@@ -11,6 +11,7 @@
 
 static const unsigned int refresh_delays_ms[] = { 5, 20, 100, 500 };
 #define REFRESH_PERIOD_MS 2000
+#define PROC_REFRESH_BUDGET_MS 20	/* re-reading per call, at most */
 
 struct proc_image *proc_images_find(struct proc_images *m, pid_t pid, uint32_t gen)
 {
@@ -159,6 +160,9 @@ int proc_images_refresh(struct proc_images *m, int max_ms)
 		struct proc_image *img = &m->list.items[i];
 
 		if (img->next_refresh_ns && img->next_refresh_ns <= now) {
+			/* a busy machine's images are many: the rest at the next call */
+			if (now_ns() - now > PROC_REFRESH_BUDGET_MS * 1000000ULL)
+				return 0;
 			pid_t pid = img->pid;
 			uint32_t gen = img->gen;
 

@@ -10,6 +10,7 @@
 #include "src/proctree.h"
 #include "src/util.h"
 
+#define TICK_BUDGET_DIV 4	/* a tick's reads of /proc: a quarter of the interval */
 #define PSS_BUDGET_DIV 100	/* smaps_rollup may take 1/100 of the time between reads */
 
 int sampler_start(struct sampler *s, struct collect *col, uint64_t interval_ns, uint64_t start_ns,
@@ -81,12 +82,14 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, bool force)
 	struct timeline_interval iv = { 0 };
 	struct timeline_counters cur;
 	size_t i, n, next_cursor = SIZE_MAX;
+	uint64_t started;
 	int err;
 
 	if (!force && tick_ns < s->next_ns)
 		return 0;
 	while (s->next_ns <= tick_ns)
 		s->next_ns += s->tl.interval_ns;	/* doubles as intervals merge */
+	started = now_ns();
 	err = collect_counters(s->col, &cur);
 	/* many targets (-a): PSS goes round, starting where the budget ran out */
 	s->pss_spent_ns = 0;
@@ -98,13 +101,24 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, bool force)
 			continue;
 		if (s->pss_spent_ns >= s->tl.interval_ns / PSS_BUDGET_DIV && next_cursor == SIZE_MAX)
 			next_cursor = i;
+		/*
+		 * A busy machine makes every read of /proc slow: past a
+		 * quarter of the interval the others wait for the next tick
+		 * (the interval's memory is of iv.procs processes), so the
+		 * recording keeps its deadline.
+		 */
+		if (now_ns() - started > s->tl.interval_ns / TICK_BUDGET_DIV) {
+			if (next_cursor == SIZE_MAX)
+				next_cursor = i;
+			break;
+		}
 		err = sample_process(s, &t->procs.items[i], tick_ns, &iv);
 	}
 	s->pss_cursor = next_cursor == SIZE_MAX ? 0 : next_cursor;
 	if (!err)
 		err = timeline_add(&s->tl, tick_ns - s->start_ns, &cur, &iv);
 	pr_debug("timeline tick: %u processes, %.0f us (smaps_rollup %.0f us)", iv.procs,
-		 (now_ns() - tick_ns) / 1e3, s->pss_spent_ns / 1e3);
+		 (now_ns() - started) / 1e3, s->pss_spent_ns / 1e3);
 	return err;
 }
 

@@ -75,9 +75,30 @@ void session_init(struct session *s)
 	s->start_wall_ns = wall_ns();
 }
 
+/* See SESSION_NICE. serve opens a session per pull: as latprof started, once. */
+static void session_priority(struct session *s)
+{
+	static bool read;
+	static int started;
+
+	if (!read) {
+		read = true;
+		errno = 0;
+		started = getpriority(PRIO_PROCESS, 0);
+		if (errno)
+			started = 0;
+		else if (started == 0 && !setpriority(PRIO_PROCESS, 0, SESSION_NICE))
+			pr_debug("running at nice %d", SESSION_NICE);
+	}
+	s->nice = started;
+}
+
 static int start_command(struct session *s)
 {
-	int err = child_start(&s->child, s->cfg.command);
+	int err;
+
+	s->child.nice = s->nice;
+	err = child_start(&s->child, s->cfg.command);
 
 	if (err) {
 		pr_err("cannot start '%s': %s", s->cfg.command[0], strerror(-err));
@@ -117,6 +138,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	int err;
 
 	s->cfg = *cfg;
+	session_priority(s);
 	session_collect_opts(cfg, &co);
 	s->sym = symbolizer_new(&so);
 	if (!s->sym) {

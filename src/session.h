@@ -50,7 +50,16 @@ struct session {
 	uint64_t start_ns;		/* session_init: latprof's start */
 	uint64_t attached_ns, end_ns;	/* CLOCK_MONOTONIC */
 	uint64_t start_wall_ns;		/* wall clock at attach */
+	int nice;			/* latprof's niceness as started */
 };
+
+/*
+ * A session started at the default niceness (0) runs at SESSION_NICE, root
+ * only: on a saturated machine its reader must keep up with the kernel or
+ * lose records (docs/troubleshooting.md); a niceness the user chose is kept.
+ * A command latprof runs gets the one latprof was started with.
+ */
+#define SESSION_NICE (-10)
 
 /* Zero @s and note the start time (for the start-up metadata). */
 void session_init(struct session *s);

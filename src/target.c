@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,13 +46,15 @@ bool command_exists(const char *file)
 	return command_path(file, buf, sizeof(buf));
 }
 
-static void child_run(int release_rd, int error_wr, char *const argv[])
+static void child_run(int release_rd, int error_wr, char *const argv[], int nice)
 {
 	char byte;
 	int e;
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	/* the priority the user gave latprof, not the one it took */
+	setpriority(PRIO_PROCESS, 0, nice);
 	while (read(release_rd, &byte, 1) < 0 && errno == EINTR)
 		;
 	close(release_rd);
@@ -86,7 +89,7 @@ int child_start(struct child *c, char *const argv[])
 	if (c->pid == 0) {
 		close(rel[1]);
 		close(errp[0]);
-		child_run(rel[0], errp[1], argv);
+		child_run(rel[0], errp[1], argv, c->nice);
 	}
 	close(rel[0]);
 	close(errp[1]);

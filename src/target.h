@@ -13,6 +13,8 @@ struct child {
 	pid_t pid;
 	int release_fd;		/* write end: one byte releases the child */
 	int error_fd;		/* read end: errno of a failed exec, EOF on success */
+	int nice;		/* the command runs at this niceness (latprof's own
+				 * may be raised, session.c) */
 };
 
 /* Is @file an executable found like execvp would find it? */
