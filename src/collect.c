@@ -9,6 +9,8 @@
 
 #include "src/collect_priv.h"
 
+#include <sys/epoll.h>
+
 #include <limits.h>
 #include <sched.h>
 
@@ -239,7 +241,7 @@ static int handle_event(struct collect *c, void *data, size_t size)
 		pr_debug("%s pid %u gen %u (%.16s)", e->type == LP_EVENT_NEW ? "new" : "exec",
 			 e->pid, e->gen, e->comm);
 		img = proc_images_find(&c->images, e->pid, e->gen);
-		if (img && e->type == LP_EVENT_NEW)
+		if (img)
 			img->ended = false;	/* the pid of an exited one, reused */
 		proc_images_snapshot(&c->images, e->pid, e->gen);
 		img = proc_images_find(&c->images, e->pid, e->gen);
@@ -256,10 +258,10 @@ static int handle_event(struct collect *c, void *data, size_t size)
 		break;
 	case LP_EVENT_EXIT:
 		pr_debug("exit pid %u", e->pid);
-		proc_images_stop_refresh(&c->images, e->pid);
+		proc_images_stop_refresh(&c->images, e->pid, e->gen);
 		python_forget(c, e->pid, 0);
 		if (c->py)
-			pystacks_exited(c->py, e->pid);
+			pystacks_exited(c->py, e->pid, e->gen);
 		if (size >= sizeof(*pe))
 			tree_exit(c, pe);
 		if (size >= sizeof(*pe) && c->mode_syscall)
@@ -878,6 +880,57 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 	return 0;
 }
 
+/*
+ * A ring of its own for @map: one ring_buffer each, so that a ring which
+ * spends its share of a poll's budget leaves the others theirs (libbpf
+ * stops at a callback's error, before the rings after it). 0 or -errno.
+ */
+static int add_ring(struct collect *c, struct bpf_map *map, ring_buffer_sample_fn fn)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct ring_buffer *rb;
+
+	if (c->nr_rings == COLLECT_RINGS)
+		return -E2BIG;
+	rb = ring_buffer__new(bpf_map__fd(map), fn, c, NULL);
+	if (!rb)
+		return -errno;
+	c->rings[c->nr_rings++] = rb;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb), &ev))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Read every ring, for at most @budget_ns in all: each in turn gets an
+ * equal share of what is left, the first one changing every call. Returns
+ * true when a ring was left with records (its share spent), or -errno.
+ */
+static int consume_rings(struct collect *c, uint64_t budget_ns)
+{
+	uint64_t end = now_ns() + budget_ns, now;
+	size_t k, i, left;
+	bool spent = false;
+	int n;
+
+	for (k = 0; k < c->nr_rings; k++) {
+		i = (c->ring_next + k) % c->nr_rings;
+		left = c->nr_rings - k;
+		now = now_ns();
+		c->poll_until_ns = now + (end > now ? (end - now) / left : 0) + 1;
+		n = ring_buffer__consume(c->rings[i]);
+		if (n == RB_BUDGET_SPENT)
+			spent = true;
+		else if (n < 0 && n != -EINTR) {
+			c->poll_until_ns = 0;
+			return n;
+		}
+	}
+	c->ring_next++;
+	c->poll_until_ns = 0;
+	return spent;
+}
+
 struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sym, int *err,
 			     const char **why)
 {
@@ -888,6 +941,7 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	*err = -ENOMEM;
 	if (!c)
 		return NULL;
+	c->epfd = -1;
 	c->sym = sym;
 	c->images.sym = sym;
 	c->freq_hz = o->freq_hz;
@@ -924,22 +978,15 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->images.current = image_current;
 	c->images.current_arg = c;
 	*why = "cannot create ring buffer";
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
-	if (!c->rb) {
-		*err = -errno;
-		goto fail;
-	}
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	*err = c->epfd < 0 ? -errno : add_ring(c, c->skel->maps.events, on_event);
 	/* in-flight syscalls send copied stacks even with --unwind fp */
-	if (o->unwind_dwarf || c->sys_hooks || c->mode_offcpu) {
-		*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.ustacks), on_ustack, c);
-		if (*err)
-			goto fail;
-	}
-	if (o->requests || o->files || o->net) {
-		*err = ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.track), on_track, c);
-		if (*err)
-			goto fail;
-	}
+	if (!*err && (o->unwind_dwarf || c->sys_hooks || c->mode_offcpu))
+		*err = add_ring(c, c->skel->maps.ustacks, on_ustack);
+	if (!*err && (o->requests || o->files || o->net))
+		*err = add_ring(c, c->skel->maps.track, on_track);
+	if (*err)
+		goto fail;
 	*why = "cannot add target";
 	for (i = 0; i < o->nr_pids; i++) {
 		*err = collect_add_pid(c, o->pids[i]);
@@ -1097,10 +1144,11 @@ int collect_attach(struct collect *c)
 
 int collect_poll(struct collect *c, int timeout_ms)
 {
-	uint64_t now, every;
+	struct epoll_event ev[COLLECT_RINGS];
+	uint64_t now;
 	int n;
 
-	if (!c->rb) {	/* detached */
+	if (!c->nr_rings) {	/* detached */
 		usleep(timeout_ms * 1000);
 		return 0;
 	}
@@ -1110,36 +1158,29 @@ int collect_poll(struct collect *c, int timeout_ms)
 	 * after its import, so while one is walked its stacks are read at
 	 * least every 10 ms.
 	 */
-	every = (c->py_walked ? PYTHON_POLL_MS : 100) * 1000000ULL;
 	if (c->py_walked && timeout_ms > PYTHON_POLL_MS)
 		timeout_ms = PYTHON_POLL_MS;
+	n = epoll_wait(c->epfd, ev, COLLECT_RINGS, proc_images_refresh(&c->images, timeout_ms));
+	if (n < 0 && errno != EINTR)
+		return -errno;
 	/*
-	 * Records are read for at most the wait and COLLECT_POLL_BUDGET_MS
-	 * more: on a busy machine the rings refill as fast as they are read
-	 * and the caller's deadline and timeline ticks must still come.
+	 * Every ring is read, not only those that woke the reader: the user
+	 * stacks wake it only when a quarter of their ring is full
+	 * (ustack_wakeup_flag), and a program that mostly waits would have its
+	 * few stacks read at stop, after it exited, too late to name its
+	 * Python code objects. For COLLECT_POLL_BUDGET_MS at most: on a busy
+	 * machine the rings refill as fast as they are read and the caller's
+	 * deadline and timeline ticks must still come.
 	 */
-	c->poll_until_ns = now_ns() + (timeout_ms + COLLECT_POLL_BUDGET_MS) * 1000000ULL;
-	n = ring_buffer__poll(c->rb, proc_images_refresh(&c->images, timeout_ms));
-	/*
-	 * The user stacks wake the reader only when a quarter of their ring is
-	 * full (ustack_wakeup_flag), and a poll consumes only the rings that
-	 * woke it: without this a program that mostly waits would have its
-	 * few stacks read at stop, after it exited, or while other rings keep
-	 * the reader busy, too late to name its Python code objects.
-	 */
-	now = now_ns();
-	if (n >= 0 && now - c->last_drain_ns >= every) {
-		c->last_drain_ns = now;
-		n = ring_buffer__consume(c->rb);
-	}
-	c->poll_until_ns = 0;
+	n = consume_rings(c, COLLECT_POLL_BUDGET_MS * 1000000ULL);
 	proc_images_trim(&c->images);
 	/* exits whose events were lost leave their statistics behind */
+	now = now_ns();
 	if (c->mode_syscall && !c->proc_fn && now - c->last_sweep_ns >= NSEC_PER_SEC) {
 		c->last_sweep_ns = now;
 		collect_sys_sweep(c);
 	}
-	return n < 0 && n != -EINTR && n != RB_BUDGET_SPENT ? n : 0;
+	return n < 0 ? n : 0;
 }
 
 /*
@@ -1216,6 +1257,12 @@ static void report_in_flight(struct collect *c)
 	latprof_bpf__destroy(it);
 }
 
+static void free_rings(struct collect *c)
+{
+	while (c->nr_rings)
+		ring_buffer__free(c->rings[--c->nr_rings]);
+}
+
 void collect_detach(struct collect *c)
 {
 	size_t i;
@@ -1238,21 +1285,18 @@ void collect_detach(struct collect *c)
 	 * COLLECT_STOP_READ_MS; the rest of a backlog a busy machine left is
 	 * counted as unread (lost.*_unread), so the stop comes on time.
 	 */
-	if (c->rb && !c->skip_records) {
-		c->poll_until_ns = now_ns() + COLLECT_STOP_READ_MS * 1000000ULL;
-		if (ring_buffer__consume(c->rb) == RB_BUDGET_SPENT) {
+	if (c->nr_rings && !c->skip_records) {
+		if (consume_rings(c, COLLECT_STOP_READ_MS * 1000000ULL) == 1) {
 			c->skip_records = true;
-			ring_buffer__consume(c->rb);
+			consume_rings(c, 0);
 		}
-		c->poll_until_ns = 0;
 		if (c->events_unread || c->ustacks_unread)
 			pr_warn("the stop left %" PRIu64 " process events and %" PRIu64
 				" stacks unread: the machine made them faster than they were read",
 				c->events_unread, c->ustacks_unread);
 	}
 	/* nothing more comes: the rings' pages go before the profile is built */
-	ring_buffer__free(c->rb);
-	c->rb = NULL;
+	free_rings(c);
 }
 
 /*
@@ -1307,7 +1351,9 @@ void collect_free(struct collect *c)
 	if (!c)
 		return;
 	collect_detach(c);
-	ring_buffer__free(c->rb);
+	free_rings(c);
+	if (c->epfd >= 0)
+		close(c->epfd);
 	latprof_bpf__destroy(c->skel);
 	free(c->btf_path);
 	free(c->links.items);

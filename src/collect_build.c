@@ -679,19 +679,20 @@ static int builder_proc_meta(struct builder *b)
 		const struct proc_image *img = &b->c->images.list.items[i];
 		uint64_t v, refused = builder_modules_refused(b, img);
 
+		for (v = 0, j = 0; j < SYM_UNWIND_NR; j++)
+			v += img->unwind[j];
+		/* with DWARF, one never sampled has nothing to say (most of -a's) */
 		snprintf(key, sizeof(key), "proc.%d.unwind", img->pid);
-		err = profile_set_meta(b->p, key, b->c->unwind_dwarf ? "dwarf" : "fp");
+		if (v || !b->c->unwind_dwarf)
+			err = profile_set_meta(b->p, key, b->c->unwind_dwarf ? "dwarf" : "fp");
 		if (!err && img->comm[0]) {
 			snprintf(key, sizeof(key), "proc.%d.comm", img->pid);
 			err = profile_set_meta(b->p, key, img->comm);
 		}
 		snprintf(key, sizeof(key), "proc.%d.modules_refused", img->pid);
-		v = profile_get_meta_u64(b->p, key);
 		if (!err && refused)
-			err = profile_set_meta_u64(b->p, key, v + refused);
-		for (v = 0, j = 0; j < SYM_UNWIND_NR; j++)
-			v += img->unwind[j];
-		/* no stack unwound (most of a busy machine's processes): no keys */
+			err = profile_set_meta_u64(b->p, key, profile_get_meta_u64(b->p, key) +
+						   refused);
 		for (j = 0; !err && v && b->c->unwind_dwarf && j < SYM_UNWIND_NR; j++) {
 			/* images of one pid (exec generations) add up */
 			snprintf(key, sizeof(key), "proc.%d.%s", img->pid, collect_unwind_names[j]);

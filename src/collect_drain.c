@@ -29,7 +29,8 @@ static int map_each_slow(int fd, size_t ksize, size_t vsize, collect_map_fn fn, 
 	return err;
 }
 
-#define MAP_BATCH 1024		/* entries per batch lookup */
+#define MAP_BATCH 1024		/* entries per batch lookup, at most */
+#define MAP_BATCH_BYTES (4 << 20)	/* and their values at most (many CPUs) */
 
 int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg)
 {
@@ -47,6 +48,8 @@ int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg)
 			err = ncpu ? ncpu : -EINVAL;
 		vsize = ((vsize + 7) & ~(size_t)7) * (ncpu > 0 ? ncpu : 1);
 	}
+	if (chunk * vsize > MAP_BATCH_BYTES)
+		chunk = MAP_BATCH_BYTES / vsize > 16 ? MAP_BATCH_BYTES / vsize : 16;
 	while (!err) {
 		if (!keys) {
 			keys = malloc(chunk * ksize);

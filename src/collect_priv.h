@@ -41,10 +41,15 @@ extern const char *const collect_stat_names[LP_STAT_NR];
 /* Names of enum sym_unwind_status in metadata ("proc.PID.NAME"). */
 extern const char *const collect_unwind_names[SYM_UNWIND_NR];
 
+#define COLLECT_RINGS 3
+
 struct collect {
 	struct latprof_bpf *skel;
 	struct symbolizer *sym;
-	struct ring_buffer *rb;
+	struct ring_buffer *rings[COLLECT_RINGS];	/* events, stacks, track records */
+	size_t nr_rings;
+	size_t ring_next;		/* the ring read first at the next poll */
+	int epfd;			/* the rings' epoll descriptors */
 	struct { struct bpf_link **items; size_t nr, alloc; } links;
 	struct { int *items; size_t nr, alloc; } perf_fds;
 	struct proc_images images;
@@ -52,7 +57,6 @@ struct collect {
 	struct stackagg *ustacks;	/* DWARF-unwound samples */
 	struct pystacks *py;		/* Python frames; NULL: not walked */
 	size_t py_walked;		/* processes in the py_procs map */
-	uint64_t last_drain_ns;		/* the rings last read whether they woke us or not */
 	uint64_t poll_until_ns;		/* records are read until then (0: no limit) */
 	bool skip_records;		/* after the stop's budget: records only counted */
 	uint64_t events_unread;		/* process and track records left at the stop */

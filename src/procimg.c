@@ -113,14 +113,13 @@ uint64_t proc_image_modules_refused(const struct proc_image *img)
 	return n > img->modules_refused ? n : img->modules_refused;
 }
 
-void proc_images_stop_refresh(struct proc_images *m, pid_t pid)
+void proc_images_stop_refresh(struct proc_images *m, pid_t pid, uint32_t last_gen)
 {
-	struct proc_image *img;
 	uint32_t gen;
 
-	/* generations are 0, 1, 2...: one per exec */
-	for (gen = 0; (img = proc_images_find(m, pid, gen)) != NULL; gen++)
-		image_end(img);
+	/* one generation per exec; one whose event was lost has no image */
+	for (gen = 0; gen <= last_gen; gen++)
+		image_end(proc_images_find(m, pid, gen));
 }
 
 void proc_images_trim_later(struct proc_images *m, struct proc_image *img)

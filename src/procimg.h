@@ -80,10 +80,11 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen);
 uint64_t proc_image_modules_refused(const struct proc_image *img);
 
 /*
- * @pid exited: stop re-reading its images and free what unwinding them
- * built (sym_process_trim); they still symbolize.
+ * @pid exited in image @last_gen: stop re-reading its images (generations
+ * 0 to @last_gen, those there are) and free what unwinding them built
+ * (sym_process_trim); they still symbolize.
  */
-void proc_images_stop_refresh(struct proc_images *m, pid_t pid);
+void proc_images_stop_refresh(struct proc_images *m, pid_t pid, uint32_t last_gen);
 
 /*
  * A stack of ended image @img was just unwound (its unwinder is built

@@ -287,15 +287,16 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 	return 1;
 }
 
-void pystacks_exited(struct pystacks *ps, int pid)
+void pystacks_exited(struct pystacks *ps, int pid, uint32_t last_gen)
 {
 	struct pyproc *pp, *last;
 	uint32_t gen;
 	uint64_t k, walks;
 
-	/* generations are 0, 1, 2...: one per exec */
-	for (gen = 0; (pp = hashmap_get(&ps->procs, NULL, (uint32_t)pid, gen)) != NULL; gen++) {
-		if (pp == &forgotten)
+	/* one generation per exec; one never probed has none */
+	for (gen = 0; gen <= last_gen; gen++) {
+		pp = hashmap_get(&ps->procs, NULL, (uint32_t)pid, gen);
+		if (!pp || pp == &forgotten)
 			continue;
 		for (walks = 0, k = 0; k < LP_PY_WALK_NR; k++)
 			walks += pp->walks[k];

@@ -56,11 +56,11 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		   struct lp_py_proc *out);
 
 /*
- * @pid exited: what was kept of its images that ran no Python (most
+ * @pid exited in image @last_gen: what was kept of its images that ran no Python (most
  * processes of a busy machine) is freed; an image that did is kept for the
  * profile. Cannot fail.
  */
-void pystacks_exited(struct pystacks *ps, int pid);
+void pystacks_exited(struct pystacks *ps, int pid, uint32_t last_gen);
 
 /*
  * Whether image (@pid, @gen) was already found walkable by pystacks_probe:

@@ -89,8 +89,8 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, bool force)
 		return 0;
 	while (s->next_ns <= tick_ns)
 		s->next_ns += s->tl.interval_ns;	/* doubles as intervals merge */
-	started = now_ns();
 	err = collect_counters(s->col, &cur);
+	started = now_ns();	/* the budget is the reads of /proc */
 	/* many targets (-a): PSS goes round, starting where the budget ran out */
 	s->pss_spent_ns = 0;
 	if (s->pss_cursor >= t->procs.nr)

@@ -21,11 +21,15 @@ static ssize_t name_index(struct sys_exited *x, const char *comm)
 	uint64_t a, b, i;
 
 	memcpy(c, comm, strnlen(comm, SYS_EXITED_COMM_LEN));
-	if (x->names.nr >= SYS_EXITED_MAX_NAMES)
-		memset(c, 0, sizeof(c));	/* past the cap: all in the "" entry */
 	memcpy(&a, c, 8);
 	memcpy(&b, c + 8, 8);
 	i = HASHMAP_TO_NUM(hashmap_get(&x->by_comm, NULL, a, b));
+	if (!i && x->names.nr >= SYS_EXITED_MAX_NAMES) {
+		/* a new name past the cap: in the "" entry */
+		memset(c, 0, sizeof(c));
+		a = b = 0;
+		i = HASHMAP_TO_NUM(hashmap_get(&x->by_comm, NULL, a, b));
+	}
 	if (i)
 		return (ssize_t)i - 1;
 	if (array_grow(&x->names, x->names.nr + 1) ||

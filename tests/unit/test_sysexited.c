@@ -102,6 +102,9 @@ static void test_names(void)
 	CHECK(x.names.items[SYS_EXITED_MAX_NAMES].comm[0] == 0);
 	CHECK(!sys_exited_fold(&x, "0123456789abcdefXYZ", &one));
 	CHECK(x.names.nr == SYS_EXITED_MAX_NAMES + 1);	/* past the cap */
+	/* a name that has its own entry keeps it past the cap */
+	CHECK(!sys_exited_fold(&x, "n7", &one));
+	CHECK(x.folded.items[7].st.count == 2 && x.folded.items[SYS_EXITED_MAX_NAMES].st.count == 11);
 	CHECK(sys_exited_name_pid(0) == SYS_EXITED_PID_BASE);
 	sys_exited_release(&x);
 	CHECK(!sys_exited_fold(&x, "0123456789abcdefXYZ", &one));
