@@ -23,6 +23,11 @@
 #               python3.15 run as chroot ROOT python3.15 in the root of
 #               tests/pyroot/mkroot.sh, skipped (in the notes) when that root
 #               is not there (python_overhead.sh)
+#   churn       recording the whole system beside process churn (10 and 60
+#               shell loops of /bin/sleep 0.01): wall time past the 3 s
+#               deadline, peak RSS, CPU and events lost of latprof record
+#               -a, perf record -a -g, syscount -L and a latprof serve pull
+#               (churn.sh)
 #
 # Usage: bench/all.sh [-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]
 #   -q  quick: fewer rounds and smaller runs (about 6 minutes instead of ~23)
@@ -39,7 +44,7 @@ set -u
 USAGE="[-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]"
 QUICK=0
 ROUNDS_ALL=
-SECTIONS=syscall,sampling,nginx,symbolize,flamegraph,python
+SECTIONS=syscall,sampling,nginx,symbolize,flamegraph,python,churn
 OUT=
 while getopts "qr:s:o:h" opt; do
 	case $opt in
@@ -53,8 +58,8 @@ done
 [ -z "$ROUNDS_ALL" ] || [[ $ROUNDS_ALL =~ ^[1-9][0-9]*$ ]] || usage
 for s in ${SECTIONS//,/ }; do
 	case $s in
-	syscall | sampling | nginx | symbolize | flamegraph | python) ;;
-	*) die "unknown section: $s (syscall, sampling, nginx, symbolize, flamegraph, python)" ;;
+	syscall | sampling | nginx | symbolize | flamegraph | python | churn) ;;
+	*) die "unknown section: $s (syscall, sampling, nginx, symbolize, flamegraph, python, churn)" ;;
 	esac
 done
 
@@ -72,6 +77,7 @@ if [ "$QUICK" = 1 ]; then
 	SYM_R=2				# symbolize
 	FLG_R=3				# flamegraph
 	PY_R=3 PY_N=200 PY_S=1		# python: rounds, thousands, bpf_stats rounds
+	CHN_R=2 CHN_N=10,60 CHN_D=3	# churn: rounds, loops, seconds per run
 else
 	SYS_R=31 SYS_N=300
 	SMP_R=7 SMP_N=1000 SMP_F="99 999"
@@ -79,10 +85,11 @@ else
 	SYM_R=3
 	FLG_R=5
 	PY_R=7 PY_N=400 PY_S=3
+	CHN_R=5 CHN_N=10,60 CHN_D=3
 fi
 if [ -n "$ROUNDS_ALL" ]; then
 	SYS_R=$ROUNDS_ALL SMP_R=$ROUNDS_ALL NGX_R=$ROUNDS_ALL SYM_R=$ROUNDS_ALL FLG_R=$ROUNDS_ALL
-	PY_R=$ROUNDS_ALL
+	PY_R=$ROUNDS_ALL CHN_R=$ROUNDS_ALL
 fi
 
 make_tmp
@@ -385,6 +392,48 @@ python_rows()
 	done
 }
 
+# churn_rows: per number of churn loops, each tool's wall time (launch to
+# exit; serve: the pull), peak RSS (serve: VmHWM after the pull), serve's
+# RSS after the pull, the tool's CPU and the events it lost; ratio = the
+# median over perf record -a -g's (none for the events lost, perf's often 0)
+churn_rows()
+{
+	local f=$TMP/churn.txt n v c label metric fmt ref
+	raw "$f" >"$TMP/chn.raw"
+	for n in $(cut -f2 "$TMP/chn.raw" | awk '!seen[$1]++'); do
+		for c in 4 5 6 9 7 8; do
+			case $c in
+			4) metric="s wall ($CHN_D s run), $n loops" fmt="%.3f" ;;
+			5) metric="MB peak RSS, $n loops" fmt="%.1f" ;;
+			6) metric="MB RSS after pull, $n loops" fmt="%.1f" ;;
+			9) metric="s tool CPU, $n loops" fmt="%.2f" ;;
+			7) metric="events lost, $n loops" fmt="%.0f" ;;
+			8) metric="lost: stats map full, $n loops" fmt="%.0f" ;;
+			esac
+			ref=$(churn_col perf "$n" "$c" | median)
+			for v in lp perf syscount serve; do
+				case $v in
+				lp) label="latprof record -a" ;;
+				perf) label="perf record -a -g" ;;
+				syscount) label="syscount -L" ;;
+				serve) label="latprof serve, one pull" ;;
+				esac
+				churn_col "$v" "$n" "$c" | stats | row churn "$label" "$metric" "$fmt" \
+					"$([ "$v" = perf ] || [ "$c" = 7 ] || [ "$c" = 8 ] && echo "-" ||
+						ratio "$(churn_col "$v" "$n" "$c" | median)" "$ref" perf)"
+			done
+		done
+	done
+}
+
+# churn_col VARIANT LOOPS COL: column COL of the churn runs of VARIANT with
+# LOOPS loops, one a line, the runs without a value ("-") left out, kB in MB
+churn_col()
+{
+	awk -F'\t' -v v="$1" -v n="$2" -v c="$3" '$1 == v && $2 == n && $c != "-" {
+		print (c == 5 || c == 6) ? $c / 1024 : $c }' "$TMP/chn.raw"
+}
+
 START=$(date -u '+%Y-%m-%d %H:%M UTC')
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 T0=$SECONDS
@@ -411,6 +460,8 @@ for s in ${SECTIONS//,/ }; do
 	python)
 		STATS_ROUNDS=$PY_S section python "$BENCHDIR/python_overhead.sh" -r "$PY_R" -n "$PY_N" &&
 			python_rows ;;
+	churn)
+		section churn "$BENCHDIR/churn.sh" -r "$CHN_R" -n "$CHN_N" -d "$CHN_D" && churn_rows ;;
 	esac
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -442,12 +493,14 @@ summary()
 		symbolize) printf " symbolize %s," "$SYM_R" ;;
 		flamegraph) printf " flamegraph %s," "$FLG_R" ;;
 		python) printf " python %s x %s k calls," "$PY_R" "$PY_N" ;;
+		churn) printf " churn %s x %s loops x %s s," "$CHN_R" "$CHN_N" "$CHN_D" ;;
 		esac
 	done | sed 's/,$//')"
 	echo "# min / median / max over interleaved rounds (every variant once per round, order"
 	echo "#   rotated); differences and ratios to base are taken within each round. The ratio"
 	echo "#   column: the tool's median over the reference's median (latprof-dwarf, the floor's"
-	echo "#   added cost, latprof's time for symbolization, or latprof --no-python's wall time)."
+	echo "#   added cost, latprof's time for symbolization, latprof --no-python's wall time, or"
+	echo "#   perf record -a -g's beside the same churn)."
 	echo "#   Lower is better except requests/s and addr/s."
 	printf "%-10s %-26s %-30s %9s %9s %9s  %s\n" section tool metric min median max ratio
 	awk -F'\t' '{ printf "%-10s %-26s %-30s %9s %9s %9s  %s\n", $1, $2, $3, $4, $5, $6, $7 }' \
