@@ -1257,6 +1257,11 @@ static void report_in_flight(struct collect *c)
 	latprof_bpf__destroy(it);
 }
 
+void collect_stop_read_all(struct collect *c, bool all)
+{
+	c->stop_read_all = all;
+}
+
 static void free_rings(struct collect *c)
 {
 	while (c->nr_rings)
@@ -1286,7 +1291,8 @@ void collect_detach(struct collect *c)
 	 * counted as unread (lost.*_unread), so the stop comes on time.
 	 */
 	if (c->nr_rings && !c->skip_records) {
-		if (consume_rings(c, COLLECT_STOP_READ_MS * 1000000ULL) == 1) {
+		if (consume_rings(c, (c->stop_read_all ? 3600 * 1000ULL : COLLECT_STOP_READ_MS) *
+				  1000000ULL) == 1) {
 			c->skip_records = true;
 			consume_rings(c, 0);
 		}

@@ -119,6 +119,13 @@ int collect_poll(struct collect *c, int timeout_ms);
  */
 void collect_detach(struct collect *c);
 
+/*
+ * How much of the rings collect_detach reads: @all, every record left (the
+ * targets ended on their own: nothing cut the recording short), else for
+ * COLLECT_STOP_READ_MS (a deadline or a signal), the rest counted unread.
+ */
+void collect_stop_read_all(struct collect *c, bool all);
+
 /* Did CO-RE relocate against the cached minimized kernel BTF (btfcache.h)? */
 bool collect_btf_cached(const struct collect *c);
 
@@ -161,6 +168,12 @@ struct proc_tree *collect_procs(struct collect *c);
  */
 #define COLLECT_POLL_BUDGET_MS 50
 #define COLLECT_STOP_READ_MS 500
+
+/*
+ * Exited processes whose proc.PID.* unwinding counters are their own; later
+ * ones add to their name's (src/sysexited.h pseudo pids).
+ */
+#define COLLECT_UNWIND_KEPT 256
 
 /* (process, descriptor) conversations bpf/waits.bpf.h keeps (docs/syscalls.md) */
 #define COLLECT_CONVS 16384

@@ -669,10 +669,39 @@ static uint64_t builder_modules_refused(struct builder *b, const struct proc_ima
 }
 
 /* proc.PID.* metadata: unwinding mode and stack quality of each process. */
+/*
+ * How the stacks of an exited process past the first COLLECT_UNWIND_KEPT
+ * sampled ones were unwound: added to its name's, under the pseudo pid of
+ * src/sysexited.h, so a busy machine's thousands of short processes are not
+ * six keys each. 0 or -ENOMEM.
+ */
+static int builder_unwind_fold(struct builder *b, const struct proc_image *img,
+			       uint64_t **folded, size_t *nr)
+{
+	ssize_t n = sys_exited_name(&b->c->exited, img->comm);
+	size_t j;
+	uint64_t *p;
+
+	if (n < 0)
+		return -ENOMEM;
+	if ((size_t)n >= *nr) {
+		p = realloc(*folded, (n + 1) * SYM_UNWIND_NR * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		memset(p + *nr * SYM_UNWIND_NR, 0, (n + 1 - *nr) * SYM_UNWIND_NR * sizeof(*p));
+		*folded = p;
+		*nr = n + 1;
+	}
+	for (j = 0; j < SYM_UNWIND_NR; j++)
+		(*folded)[n * SYM_UNWIND_NR + j] += img->unwind[j];
+	return 0;
+}
+
 static int builder_proc_meta(struct builder *b)
 {
+	uint64_t *folded = NULL;
+	size_t i, j, nr_folded = 0, sampled = 0;
 	char key[96];
-	size_t i, j;
 	int err = 0;
 
 	for (i = 0; !err && i < b->c->images.list.nr; i++) {
@@ -681,6 +710,11 @@ static int builder_proc_meta(struct builder *b)
 
 		for (v = 0, j = 0; j < SYM_UNWIND_NR; j++)
 			v += img->unwind[j];
+		sampled += v != 0;
+		if (v && img->ended && b->c->unwind_dwarf && sampled > COLLECT_UNWIND_KEPT) {
+			err = builder_unwind_fold(b, img, &folded, &nr_folded);
+			v = 0;	/* its keys are its name's */
+		}
 		/* with DWARF, one never sampled has nothing to say (most of -a's) */
 		snprintf(key, sizeof(key), "proc.%d.unwind", img->pid);
 		if (v || !b->c->unwind_dwarf)
@@ -703,13 +737,23 @@ static int builder_proc_meta(struct builder *b)
 	/* the names exited processes were folded into, under their pseudo pids */
 	for (i = 0; !err && i < b->c->exited.names.nr; i++) {
 		const struct sys_exited_name *n = &b->c->exited.names.items[i];
+		uint32_t pid = sys_exited_name_pid(i);
 
-		snprintf(key, sizeof(key), "proc.%" PRIu32 ".comm", sys_exited_name_pid(i));
+		snprintf(key, sizeof(key), "proc.%" PRIu32 ".comm", pid);
 		err = profile_set_meta(b->p, key, n->comm[0] ? n->comm : "[other]");
-		snprintf(key, sizeof(key), "proc.%" PRIu32 ".processes_folded", sys_exited_name_pid(i));
-		if (!err)
+		snprintf(key, sizeof(key), "proc.%" PRIu32 ".processes_folded", pid);
+		if (!err && n->processes)
 			err = profile_set_meta_u64(b->p, key, n->processes);
+		if (!err && i < nr_folded) {
+			snprintf(key, sizeof(key), "proc.%" PRIu32 ".unwind", pid);
+			err = profile_set_meta(b->p, key, "dwarf");
+		}
+		for (j = 0; !err && i < nr_folded && j < SYM_UNWIND_NR; j++) {
+			snprintf(key, sizeof(key), "proc.%" PRIu32 ".%s", pid, collect_unwind_names[j]);
+			err = profile_set_meta_u64(b->p, key, folded[i * SYM_UNWIND_NR + j]);
+		}
 	}
+	free(folded);
 	return err;
 }
 

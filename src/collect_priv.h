@@ -59,6 +59,7 @@ struct collect {
 	size_t py_walked;		/* processes in the py_procs map */
 	uint64_t poll_until_ns;		/* records are read until then (0: no limit) */
 	bool skip_records;		/* after the stop's budget: records only counted */
+	bool stop_read_all;		/* collect_stop_read_all() */
 	uint64_t events_unread;		/* process and track records left at the stop */
 	uint64_t ustacks_unread;	/* user stacks left at the stop */
 	bool unwind_dwarf;

@@ -221,8 +221,10 @@ int session_run(struct session *s, const struct session_loop *l)
 	int err = 0;
 
 	while (!err && !(l->stop && l->stop(l->arg))) {
-		if (l->until_targets_exit && !session_targets_alive(s))
+		if (l->until_targets_exit && !session_targets_alive(s)) {
+			s->targets_ended = true;
 			break;
+		}
 		t = now_ns();
 		if (l->deadline_ns && t >= l->deadline_ns)
 			break;
@@ -321,6 +323,8 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 
 	*out = NULL;
 	s->end_ns = now_ns();
+	/* no deadline to keep when the targets ended: what they left is read */
+	collect_stop_read_all(s->col, s->targets_ended);
 	collect_detach(s->col);
 	stop_command(s);
 	/* after detach: syscalls in flight at the stop count in the last interval */

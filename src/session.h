@@ -51,6 +51,7 @@ struct session {
 	uint64_t attached_ns, end_ns;	/* CLOCK_MONOTONIC */
 	uint64_t start_wall_ns;		/* wall clock at attach */
 	int nice;			/* latprof's niceness as started */
+	bool targets_ended;		/* the loop ended because they did */
 };
 
 /*

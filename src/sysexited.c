@@ -14,8 +14,7 @@ uint32_t sys_exited_name_pid(size_t i)
 	return SYS_EXITED_PID_BASE + (uint32_t)i;
 }
 
-/* The index of name @comm in x->names, added if new; -1: out of memory. */
-static ssize_t name_index(struct sys_exited *x, const char *comm)
+ssize_t sys_exited_name(struct sys_exited *x, const char *comm)
 {
 	char c[SYS_EXITED_COMM_LEN] = { 0 };
 	uint64_t a, b, i;
@@ -67,7 +66,7 @@ static int fold_into(struct sys_exited *x, size_t i, const struct sys_exited_sta
 static int fold_process(struct sys_exited *x, const char *comm,
 			const struct sys_exited_stat *stats, size_t n)
 {
-	ssize_t i = name_index(x, comm);
+	ssize_t i = sys_exited_name(x, comm);
 	size_t j;
 	int err = 0;
 
@@ -81,7 +80,7 @@ static int fold_process(struct sys_exited *x, const char *comm,
 
 int sys_exited_fold(struct sys_exited *x, const char *comm, const struct sys_exited_stat *s)
 {
-	ssize_t i = name_index(x, comm);
+	ssize_t i = sys_exited_name(x, comm);
 
 	return i < 0 ? -ENOMEM : fold_into(x, i, s);
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "src/hashmap.h"
 #include "src/sysstats.h"
@@ -79,6 +80,12 @@ int sys_exited_fold(struct sys_exited *x, const char *comm, const struct sys_exi
  */
 int sys_exited_each(const struct sys_exited *x,
 		    int (*fn)(void *arg, const struct sys_exited_stat *s), void *arg);
+
+/*
+ * The index of name @comm in x->names, added (with no process) if new, for
+ * other per-process data folded the same way; -1: out of memory.
+ */
+ssize_t sys_exited_name(struct sys_exited *x, const char *comm);
 
 /* The pseudo pid of folded name @i (0 <= i < x->names.nr). */
 uint32_t sys_exited_name_pid(size_t i);
