@@ -135,8 +135,14 @@ static bool is_glue(const struct profile *p, const struct profile_sample *s, siz
 	const struct profile_location *l = profile_location(p, s->locs[i]);
 	enum pyview_kind k = kind_of(p, l);
 
-	if (i < inner)		/* below the innermost Python frame */
-		return k == PYVIEW_KIND_INTERP && (is_dispatch(p, l) || is_anonymous(p, l));
+	/*
+	 * Below the innermost Python frame: a trampoline there is that of a
+	 * call the sample caught entering or leaving, its frame not in the
+	 * walked chain.
+	 */
+	if (i < inner)
+		return k == PYVIEW_KIND_INTERP && (is_dispatch(p, l) || is_anonymous(p, l) ||
+						   is_trampoline(p, l, profile_mapping(p, l->mapping_id)));
 	if (i < outer)		/* between Python frames */
 		return k == PYVIEW_KIND_INTERP;
 	return k == PYVIEW_KIND_INTERP || k == PYVIEW_KIND_SYSLIB;

@@ -18,8 +18,9 @@
  *   the interpreter keeps its own frames there;
  * - below the innermost Python frame: only the interpreter's call dispatch
  *   (PyObject_Vectorcall, cfunction_vectorcall_O, slot_tp_call, ...) is left
- *   out, and the interpreter's frames its symbols do not name (a stripped
- *   build's static functions, "python3.15+0x5def1b"); the C function that
+ *   out, the interpreter's frames its symbols do not name (a stripped
+ *   build's static functions, "python3.15+0x5def1b"), and a perf trampoline
+ *   (a call caught entering or leaving, its frame not walked); the C function that
  *   does the work when it is named (time_sleep, sock_recv, take_gil), the C
  *   library, the kernel and the syscall stay.
  *

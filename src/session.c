@@ -3,6 +3,7 @@
 #include "src/session.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +342,19 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 		profile_free(p);
 		return err;
 	}
+	/*
+	 * The profile holds its own strings: what recorded and symbolized it
+	 * (the kernel's symbols, decompressed DWARF, every process's maps) goes
+	 * before it is written, so the two peaks do not add up.
+	 */
+	if (s->sampling)
+		sampler_release(&s->sampler);
+	s->sampling = false;
+	collect_free(s->col);
+	s->col = NULL;
+	symbolizer_free(s->sym);
+	s->sym = NULL;
+	malloc_trim(0);
 	if (!getrusage(RUSAGE_SELF, &ru))
 		pr_debug("peak RSS %ld KiB", ru.ru_maxrss);
 	*out = p;

@@ -93,7 +93,9 @@ int session_run(struct session *s, const struct session_loop *l);
  * Detach, end a command still running (SIGTERM after 50 ms), and build the
  * profile of a SESSION_KIND_PROFILE session into *@out (owned by the
  * caller): samples, processes, timeline and the run metadata, with
- * @command_line as latprof's own. 0 or -errno (printed).
+ * @command_line as latprof's own. On success the collectors and the
+ * symbolizer are freed (the profile holds its own strings): only the child's
+ * status is left to read. 0 or -errno (printed).
  */
 int session_finish(struct session *s, const char *command_line, struct profile **out);
 

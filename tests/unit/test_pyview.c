@@ -270,6 +270,27 @@ static void check_view(void)
 	fixture_free(fx);
 }
 
+/*
+ * A sample taken as a Python call enters or leaves: the callee's trampoline
+ * is on the stack, its frame not (yet, or any more) in the walked chain.
+ * The trampoline is the interpreter's below the innermost Python frame too.
+ */
+static const char *const perf_entry_stack[] = {
+	"x:_start", "l:Py_RunMain", "p:<module>@/tmp/s.py", "j:py::<module>:/tmp/s.py",
+	"l:_PyEval_Vector", "p:outer@/tmp/s.py", "j:py::inner:/tmp/s.py", NULL,
+};
+
+static void check_perf_entry(void)
+{
+	struct fixture *fx = fixture_new();
+	size_t i = fx->p->samples.nr;
+
+	add_stack(fx, "python3.12", "clock_nanosleep", 100000000, perf_entry_stack);
+	CHECK_NAMES(fx, i, STACKS_FLAG_SYSCALL_LEAF,
+		    "python3.12;<module> (s.py);outer (s.py);syscall:clock_nanosleep");
+	fixture_free(fx);
+}
+
 /* Below the innermost Python frame, a stripped interpreter's unnamed frames go too. */
 static void check_stripped(void)
 {
@@ -402,6 +423,7 @@ int main(void)
 {
 	check_view();
 	check_stripped();
+	check_perf_entry();
 	check_interpreter_files();
 	check_exports();
 	check_slow_sites();
