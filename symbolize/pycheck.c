@@ -320,7 +320,13 @@ static int check_once(struct check *c)
 		return -ESTALE;
 	if (!c->bound || !c->frames)
 		return -EAGAIN;		/* no thread running Python code yet */
-	/* all but a frame that has just started are past their first instruction */
+	/*
+	 * All but a frame that has just started are past their first
+	 * instruction. With two frames, that one frame is half of them (a
+	 * program that mostly waits, caught calling): look again later.
+	 */
+	if (c->lines * 2 <= c->codes && c->codes - c->lines <= 1)
+		return -EAGAIN;
 	if (c->lines * 2 <= c->codes)
 		return mismatch(c, "%u of %u frames' instructions are on a line of their code",
 				c->lines, c->codes);
