@@ -437,8 +437,19 @@ static int handle_track(struct collect *c, void *data, size_t size)
  */
 #define RB_BUDGET_SPENT (-ECANCELED)
 
-static int rb_next(struct collect *c, int err)
+typedef int (*record_fn)(struct collect *c, void *data, size_t size);
+
+/* Handle one record with @fn, or only count it in @unread after the stop's budget. */
+static int rb_record(struct collect *c, record_fn fn, uint64_t *unread, void *data,
+		     size_t size)
 {
+	int err;
+
+	if (c->skip_records) {
+		(*unread)++;
+		return 0;
+	}
+	err = fn(c, data, size);
 	if (err < 0)
 		return err;
 	return c->poll_until_ns && now_ns() >= c->poll_until_ns ? RB_BUDGET_SPENT : 0;
@@ -448,33 +459,21 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct collect *c = ctx;
 
-	if (c->skip_records) {
-		c->events_unread++;
-		return 0;
-	}
-	return rb_next(c, handle_event(c, data, size));
+	return rb_record(c, handle_event, &c->events_unread, data, size);
 }
 
 static int on_ustack(void *ctx, void *data, size_t size)
 {
 	struct collect *c = ctx;
 
-	if (c->skip_records) {
-		c->ustacks_unread++;
-		return 0;
-	}
-	return rb_next(c, handle_ustack(c, data, size));
+	return rb_record(c, handle_ustack, &c->ustacks_unread, data, size);
 }
 
 static int on_track(void *ctx, void *data, size_t size)
 {
 	struct collect *c = ctx;
 
-	if (c->skip_records) {
-		c->events_unread++;
-		return 0;
-	}
-	return rb_next(c, handle_track(c, data, size));
+	return rb_record(c, handle_track, &c->events_unread, data, size);
 }
 
 /* enum lp_req_cat of syscall @nr. */

@@ -316,6 +316,18 @@ static int store_processes(struct session *s, struct profile *p)
 	return sampler_store(&s->sampler, p);
 }
 
+/* The timeline, the collectors and the symbolizer; idempotent. */
+static void free_recorders(struct session *s)
+{
+	if (s->sampling)
+		sampler_release(&s->sampler);
+	s->sampling = false;
+	collect_free(s->col);
+	s->col = NULL;
+	symbolizer_free(s->sym);
+	s->sym = NULL;
+}
+
 int session_finish(struct session *s, const char *command_line, struct profile **out)
 {
 	struct profile *p = profile_new();
@@ -347,13 +359,7 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 	 * (the kernel's symbols, decompressed DWARF, every process's maps) goes
 	 * before it is written, so the two peaks do not add up.
 	 */
-	if (s->sampling)
-		sampler_release(&s->sampler);
-	s->sampling = false;
-	collect_free(s->col);
-	s->col = NULL;
-	symbolizer_free(s->sym);
-	s->sym = NULL;
+	free_recorders(s);
 	malloc_trim(0);
 	if (!getrusage(RUSAGE_SELF, &ru))
 		pr_debug("peak RSS %ld KiB", ru.ru_maxrss);
@@ -365,11 +371,5 @@ void session_release(struct session *s)
 {
 	if (s->have_child && s->child_status == -1 && s->child.release_fd >= 0)
 		child_abort(&s->child);
-	if (s->sampling)
-		sampler_release(&s->sampler);
-	s->sampling = false;
-	collect_free(s->col);
-	s->col = NULL;
-	symbolizer_free(s->sym);
-	s->sym = NULL;
+	free_recorders(s);
 }
