@@ -151,8 +151,10 @@ static int check_code(struct check *c, uint64_t f, uint64_t code, uint64_t instr
 	 * freed under a torn chain (a frame popped and reused points at it: its
 	 * type stays, its name and file are gone), which its reference count
 	 * tells: the allocator's free-list link is written there, an address
-	 * (or 0, the last block of a pool), where a live object a frame runs
-	 * counts from 1 to below 2^32 (immortal ones too).
+	 * (or 0, the last block of a pool), and a code object being made in
+	 * that memory counts 1, where a live object a frame runs counts from 2
+	 * (the frame's reference and its function's or caller's) to below 2^32
+	 * (immortal ones too).
 	 */
 	if (err) {
 		uint64_t refcnt = 0;
@@ -162,7 +164,7 @@ static int check_code(struct check *c, uint64_t f, uint64_t code, uint64_t instr
 			refcnt = UINT64_MAX;
 		err = mismatch(c, "code object 0x%" PRIx64 " (references %" PRIu64 "): no name,"
 			       " file or line table where the layout puts them", code, refcnt);
-		return err == -EINVAL && refcnt && refcnt <= UINT32_MAX ? -EPROTO : err;
+		return err == -EINVAL && refcnt > 1 && refcnt <= UINT32_MAX ? -EPROTO : err;
 	}
 	c->codes++;
 	c->lines += frame_on_line(c, instr, code, &pc);
