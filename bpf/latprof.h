@@ -546,11 +546,12 @@ enum lp_stat {
 	LP_STAT_EVENTS,			/* events sent */
 	LP_STAT_EVENTS_LOST,		/* ring buffer full */
 	LP_STAT_USTACKS_LOST,		/* ustacks ring buffer full: sample lost */
-	LP_STAT_SYS_STATS_DROPPED,	/* per-syscall stats map full */
+	LP_STAT_SYS_STATS_DROPPED,	/* per-syscall stats map full: counted in sys_spill */
 	LP_STAT_TIMED_DROPPED,		/* timed sample map full */
 	LP_STAT_TASK_STATE_FAILED,	/* no free task slot: the thread is not timed */
 	LP_STAT_TRACK_LOST,		/* track ring buffer full: request/file event lost */
 	LP_STAT_CONNS_DROPPED,		/* conns or fdstats map full: descriptor not tracked */
+	LP_STAT_SYS_STATS_NOMEM,	/* per-syscall stats entry not allocated: in sys_spill */
 	LP_STAT_NR,
 };
 

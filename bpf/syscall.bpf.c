@@ -61,6 +61,19 @@ struct {
 	__type(value, struct lp_sys_stat);
 } sys_fast SEC(".maps");
 
+/*
+ * The calls whose (process, number) entry could not be made in sys_stats
+ * (the map full, or the kernel's allocator out of entries for a moment),
+ * by number: the syscall's statistics stay whole, only which process made
+ * the calls is lost. Shared by every CPU (atomics): it is used only then.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LP_MAX_SYSCALL_NR);
+	__type(key, __u32);
+	__type(value, struct lp_sys_stat);
+} sys_spill SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);	/* resized by user space before load */
@@ -83,9 +96,29 @@ static __always_inline void sys_used_mark(__u32 tgid, __s32 nr)
 				    1ULL << (nr & 63));
 }
 
+/* Count one call of @nr that has no entry of its process, in sys_spill. */
+static __always_inline void sys_spill_account(__s32 nr, __u64 ns, bool error, bool in_flight)
+{
+	__u32 key = nr, slot;
+	struct lp_sys_stat *st = bpf_map_lookup_elem(&sys_spill, &key);
+
+	if (!st)
+		return;
+	if (ns > st->max_ns)
+		st->max_ns = ns;	/* racy by design: a max, not a sum */
+	if (error)
+		__sync_fetch_and_add(&st->errors, 1);
+	if (in_flight)
+		__sync_fetch_and_add(&st->in_flight, 1);
+	slot = lp_hist_slot(ns) & (LP_HIST_SLOTS - 1);
+	__sync_fetch_and_add(&st->hist[slot].count, 1);
+	__sync_fetch_and_add(&st->hist[slot].sum_ns, ns);
+}
+
 /*
  * Count one call of @nr that took @ns (every call, slow or not), in the
- * array block at @fast_base, or in the hash when it is -1.
+ * array block at @fast_base, or in the hash when it is -1 (in sys_spill
+ * when the hash has no room for it).
  */
 static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns,
 					bool error, bool in_flight)
@@ -93,6 +126,7 @@ static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, _
 	struct lp_sys_key key = { .tgid = tgid, .nr = nr };
 	struct lp_sys_stat *st = NULL;
 	__u32 slot, idx;
+	long err;
 
 	if (fast_base >= 0 && nr >= 0 && nr < LP_MAX_SYSCALL_NR) {
 		idx = fast_base + nr;
@@ -101,9 +135,11 @@ static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, _
 	if (!st)
 		st = bpf_map_lookup_elem(&sys_stats, &key);
 	if (!st) {
-		if (bpf_map_update_elem(&sys_stats, &key, &zero_stat, BPF_NOEXIST) &&
-		    bpf_map_lookup_elem(&sys_stats, &key) == NULL) {
-			stat_inc(LP_STAT_SYS_STATS_DROPPED);
+		err = bpf_map_update_elem(&sys_stats, &key, &zero_stat, BPF_NOEXIST);
+		if (err && bpf_map_lookup_elem(&sys_stats, &key) == NULL) {
+			/* E2BIG: full; ENOMEM: no free element on this CPU now */
+			stat_inc(err == -E2BIG ? LP_STAT_SYS_STATS_DROPPED : LP_STAT_SYS_STATS_NOMEM);
+			sys_spill_account(nr, ns, error, in_flight);
 			return;
 		}
 		sys_used_mark(tgid, nr);

@@ -552,13 +552,32 @@ static int builder_sys_exited_store(void *arg, const struct sys_exited_stat *e)
 	return sys_stat_store(b->p, &e->st);
 }
 
-/* Per (process, syscall) statistics from both maps, summed over CPUs, into b->sys. */
+/* Calls counted under no process (sys_spill), into b->sys. */
+static int builder_sys_spilled(void *arg, int nr, const struct sys_stat *st)
+{
+	struct builder *b = arg;
+	ssize_t name = sys_exited_name(&b->c->exited, COLLECT_UNATTRIBUTED);
+	struct sys_stat *into = name < 0 ? NULL : builder_sys_entry(b, sys_exited_name_pid(name), nr);
+
+	if (!into)
+		return -ENOMEM;
+	sys_stat_merge(into, st);
+	return 0;
+}
+
+/*
+ * Per (process, syscall) statistics from the maps, summed over CPUs, into
+ * b->sys; calls of no known process under the pseudo pid of name
+ * COLLECT_UNATTRIBUTED (src/sysexited.h).
+ */
 static int builder_sys_read(struct builder *b)
 {
 	int err = builder_sys_fast(b);
 
 	if (!err)
 		err = builder_each(b, NULL, b->c->skel->maps.sys_stats, builder_sys_stat);
+	if (!err)
+		err = collect_sys_spill(b->c, false, builder_sys_spilled, b);
 	return err;
 }
 
@@ -587,18 +606,30 @@ bool collect_sys_opens_file(const char *name)
 	       !strcmp(name, "creat");
 }
 
+/* Add the calls of @st to the counters @out. */
+static void counters_sys_add(struct timeline_counters *out, const struct sys_stat *st)
+{
+	out->ns[collect_sys_series(st->name)] += st->total_ns;
+	if (collect_sys_opens_file(st->name))
+		out->opens += st->count;
+}
+
 /* An entry of the hash into the counters, as it is read (no copy kept). */
 static int counters_sys_entry(void *arg, const void *key, const void *value)
 {
 	const struct lp_sys_key *k = key;
-	struct timeline_counters *out = arg;
 	struct sys_stat st = { 0 };
 
 	sys_stat_name(k->nr, st.name, sizeof(st.name));
 	collect_sys_sum(&st, value);
-	out->ns[collect_sys_series(st.name)] += st.total_ns;
-	if (collect_sys_opens_file(st.name))
-		out->opens += st.count;
+	counters_sys_add(arg, &st);
+	return 0;
+}
+
+static int counters_sys_spilled(void *arg, int nr, const struct sys_stat *st)
+{
+	(void)nr;
+	counters_sys_add(arg, st);
 	return 0;
 }
 
@@ -619,13 +650,10 @@ int collect_counters(struct collect *c, struct timeline_counters *out)
 		err = builder_sys_fast(&b);
 	if (!err && c->mode_syscall)
 		err = collect_map_each(c->skel->maps.sys_stats, counters_sys_entry, out);
-	for (i = 0; !err && i < b.sys.nr; i++) {
-		const struct sys_stat *s = &b.sys.items[i];
-
-		out->ns[collect_sys_series(s->name)] += s->total_ns;
-		if (collect_sys_opens_file(s->name))
-			out->opens += s->count;
-	}
+	if (!err)
+		err = collect_sys_spill(c, false, counters_sys_spilled, out);
+	for (i = 0; !err && i < b.sys.nr; i++)
+		counters_sys_add(out, &b.sys.items[i]);
 	for (i = 0; i < TIMELINE_SERIES_NR; i++)
 		out->ns[i] += c->exited_ns[i];
 	out->opens += c->exited_opens;

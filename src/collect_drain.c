@@ -124,9 +124,10 @@ static int drain_map(struct collect *c, struct bpf_map *map, const struct collec
 	return err;
 }
 
-void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals)
+/* Add the @ncpu values @vals of one entry to @st. */
+static void sys_add(struct sys_stat *st, const struct lp_sys_stat *vals, int ncpu)
 {
-	int cpu, j, ncpu = libbpf_num_possible_cpus();
+	int cpu, j;
 
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		st->errors += vals[cpu].errors;
@@ -142,6 +143,45 @@ void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals)
 	}
 }
 
+void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals)
+{
+	sys_add(st, vals, libbpf_num_possible_cpus());
+}
+
+struct spill_walk {
+	int (*fn)(void *arg, int nr, const struct sys_stat *st);
+	void *arg;
+	int fd;			/* >= 0: zero each entry read */
+};
+
+static int spill_entry(void *arg, const void *key, const void *value)
+{
+	static const struct lp_sys_stat zero;
+	struct spill_walk *w = arg;
+	struct sys_stat st = { 0 };
+
+	sys_add(&st, value, 1);
+	if (!st.count)
+		return 0;
+	sys_stat_name(*(const uint32_t *)key, st.name, sizeof(st.name));
+	if (w->fd >= 0)
+		bpf_map_update_elem(w->fd, key, &zero, BPF_ANY);
+	return w->fn(w->arg, *(const uint32_t *)key, &st);
+}
+
+int collect_sys_spill(struct collect *c, bool drain,
+		      int (*fn)(void *arg, int nr, const struct sys_stat *st), void *arg)
+{
+	struct spill_walk w = {
+		.fn = fn, .arg = arg,
+		.fd = drain ? bpf_map__fd(c->skel->maps.sys_spill) : -1,
+	};
+
+	if (!c->mode_syscall)
+		return 0;
+	return collect_map_each(c->skel->maps.sys_spill, spill_entry, &w);
+}
+
 static void drain_sys(struct collect *c, const struct collect_drain_ops *ops, const void *k,
 		      const void *v)
 {
@@ -152,6 +192,16 @@ static void drain_sys(struct collect *c, const struct collect_drain_ops *ops, co
 	collect_sys_sum(&st, v);
 	if (st.count && ops->sys)
 		ops->sys(ops->arg, &st);
+}
+
+/* Calls of no known process: pid 0 */
+static int drain_spilled(void *arg, int nr, const struct sys_stat *st)
+{
+	(void)nr;
+	const struct collect_drain_ops *ops = arg;
+
+	ops->sys(ops->arg, st);
+	return 0;
 }
 
 /*
@@ -400,6 +450,8 @@ int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 
 	if (c->mode_syscall)
 		err = drain_map(c, c->skel->maps.sys_stats, ops, drain_sys);
+	if (!err && ops->sys)
+		err = collect_sys_spill(c, true, drain_spilled, (void *)ops);
 	if (!err && c->mode_cpu)
 		err = drain_map(c, c->skel->maps.cpu_samples, ops, drain_cpu);
 	if (!err && (c->sys_hooks || c->mode_offcpu))

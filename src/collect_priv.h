@@ -124,6 +124,16 @@ int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg);
 void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals);
 
 /*
+ * Call @fn with the number and statistics (pid 0) of each syscall in
+ * sys_spill (calls that found no room for their process's entry); with @drain,
+ * each entry read is zeroed (a call counted between the read and the write
+ * is lost). Stops at @fn's first non-zero return, which it returns; -errno
+ * (collect_drain.c).
+ */
+int collect_sys_spill(struct collect *c, bool drain,
+		      int (*fn)(void *arg, int nr, const struct sys_stat *st), void *arg);
+
+/*
  * Process @tgid named @comm exited: take its entries out of the sys_stats
  * hash, those of @used (a bit per syscall number, its exit event's), into
  * c->exited (collect_drain.c, src/sysexited.h). An entry that cannot be
@@ -138,6 +148,9 @@ void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, cons
  * hash. Cannot fail.
  */
 void collect_sys_sweep(struct collect *c);
+
+/* The name under which sys_spill's calls are shown (a pseudo pid of sysexited.h) */
+#define COLLECT_UNATTRIBUTED "[unattributed]"
 
 /* Free c->exited. */
 void collect_sys_exited_free(struct collect *c);

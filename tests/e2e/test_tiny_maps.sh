@@ -14,12 +14,21 @@
 # summary line mentions the losses, and `latprof report`'s "Lost and
 # dropped" section lists the non-zero counters and says the result is
 # partial (and says nothing of the kind for a profile without drops).
+# A full syscall statistics map loses only which process made a call: a
+# shell running sys_count 20 times (1,000 getppid each, after the calls
+# of its start-up have filled the map) with 4-entry maps must still show
+# every getppid call, the ones that found the map full under
+# "[unattributed]" (a pseudo pid from 2^30).
+# Ground truth: strace -f -c counting the getppid calls of the same command
+# (the shell makes some of its own).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
+require_fixture sys_count
 require_cmd go golang-go "go tool pprof reading the tiny-map profile"
+require_cmd strace strace "the getppid calls' ground truth"
 
 work='for i in $(seq 100); do ls -R /usr/lib/x86_64-linux-gnu >/dev/null; done'
-MAPFULL='kstack_map_full|ustack_map_full|samples_dropped_map_full|procs_dropped_map_full|syscall_stats_dropped_map_full|timed_dropped_map_full'
+MAPFULL='kstack_map_full|ustack_map_full|samples_dropped_map_full|procs_dropped_map_full|syscall_stats_unattributed_map_full|timed_dropped_map_full'
 
 # lost_sum PROFILE: the sum of the map-full lost.* counters.
 lost_sum()
@@ -54,4 +63,21 @@ lp_report "$WORKDIR/normal.pb.gz" "$WORKDIR/normal.report" || fail "report of th
 if [ "$n_normal" = 0 ] && grep -q "the result is partial" "$WORKDIR/normal.report"; then
 	fail "a profile without map-full drops is called partial"
 fi
-pass "$n_tiny map-full drops counted and reported (normal maps: $n_normal)"
+
+# calls that found the statistics map full are counted under no process
+spill='for i in $(seq 20); do "$0" 1000 >/dev/null; done'
+strace -f -qq -c -e trace=getppid -o "$WORKDIR/spill.strace" sh -c "$spill" "$FIXTURES/sys_count" ||
+	fail "the workload failed under strace"
+made=$(awk '$NF == "getppid" { print $4 }' "$WORKDIR/spill.strace")
+LATPROF_DEBUG_MAX_ENTRIES=4 record_or_fail spill -- sh -c "$spill" "$FIXTURES/sys_count"
+export_or_fail "$WORKDIR/spill.pb.gz" "$WORKDIR/spill.json" --format json --weight syscalls
+read -r got unattr <<<"$(json_py "$WORKDIR/spill.json" '
+s = [e for e in j.get("syscalls", []) if e.get("name") == "getppid"]
+print(sum(e["count"] for e in s), sum(e["count"] for e in s if e["pid"] >= 1 << 30))')"
+full=$(profile_meta "$WORKDIR/spill.pb.gz" | sed -n 's/^lost\.syscall_stats_unattributed_map_full=//p')
+info "getppid: strace counted ${made:-?}, the 4-entry profile ${got:-?} (${unattr:-?} unattributed; syscall_stats_unattributed_map_full ${full:-0})"
+[ "${full:-0}" -gt 0 ] && [ "${unattr:-0}" -gt 0 ] ||
+	fail "inconclusive: the 4-entry statistics map never filled (unattributed ${unattr:-0}, map_full ${full:-0})"
+[ -n "$made" ] && [ "$got" = "$made" ] ||
+	fail "the getppid calls are not all counted with a full statistics map: ${got:-none} in the profile, ${made:-?} made (strace)"
+pass "$n_tiny map-full drops counted and reported (normal maps: $n_normal); with the statistics map full, all $made getppid calls counted ($unattr unattributed)"
