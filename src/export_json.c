@@ -54,6 +54,7 @@ static void json_metadata(FILE *out, const struct profile *p)
 		 * have their own sections */
 		if (!strncmp(p->meta.items[i].key, "syscall.", 8) ||
 		    !strncmp(p->meta.items[i].key, "process.", 8) ||
+		    !strncmp(p->meta.items[i].key, "process_folded.", 15) ||
 		    !strncmp(p->meta.items[i].key, "timeline.", 9) ||
 		    meta_is_chunk(p->meta.items[i].key, "requests.") ||
 		    meta_is_chunk(p->meta.items[i].key, "io."))
@@ -257,7 +258,20 @@ static void json_process(FILE *out, const struct proc_tree *t, size_t i)
 	fputs("]}", out);
 }
 
-/* "processes": the process tree in start order; "parent" indexes this array. */
+static void json_folded(FILE *out, const struct proc_folded *f)
+{
+	fputs("{\"comm\":", out);
+	json_put_str(out, f->comm);
+	fprintf(out, ",\"processes\":%" PRIu64 ",\"life_ns\":%" PRIu64 ",\"max_life_ns\":%" PRIu64
+		",\"peak_rss_kb\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"first_start_ns\":%" PRIu64
+		",\"last_end_ns\":%" PRIu64 "}", f->processes, f->life_ns, f->max_life_ns,
+		f->peak_rss_kb, f->failed, f->first_start_ns, f->last_end_ns);
+}
+
+/*
+ * "processes": the process tree in start order; "parent" indexes this array.
+ * "processes_folded": the ended processes a full table folded, by name.
+ */
 static int json_processes(FILE *out, const struct profile *p)
 {
 	struct proc_tree t;
@@ -270,6 +284,11 @@ static int json_processes(FILE *out, const struct profile *p)
 	for (i = 0; !err && i < t.procs.nr; i++) {
 		fputs(i ? ",\n" : "\n", out);
 		json_process(out, &t, i);
+	}
+	fputs("],\"processes_folded\":[", out);
+	for (i = 0; !err && i < t.folded.nr; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		json_folded(out, &t.folded.items[i]);
 	}
 	fputs("]", out);
 	proc_tree_release(&t);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The process, memory and timeline sections of `latprof report`: the tree
- * of traced processes with lifetimes, exit status and peak memory, and the
- * per-interval activity squeezed into at most TIMELINE_ROWS rows. The full
- * data is in `export --format json` and `latprof timeline`.
+ * of traced processes with lifetimes, exit status and peak memory (and the
+ * ended ones a full table folded, by name), and the per-interval activity
+ * squeezed into at most TIMELINE_ROWS rows. The full data is in `export
+ * --format json` and `latprof timeline`.
  */
 #include "src/report.h"
 
@@ -21,6 +22,7 @@
 #include "src/util.h"
 
 #define PROC_ROWS 40		/* processes listed */
+#define FOLDED_ROWS 10		/* folded names listed */
 #define MAX_INDENT 8		/* tree levels shown by indentation */
 #define TIMELINE_ROWS 24
 
@@ -76,6 +78,58 @@ static void print_subtree(FILE *out, const struct proc_tree *t, const long *pare
 			print_subtree(out, t, parent, j, depth + 1, end_ns, rows);
 }
 
+/* Busiest first; equal counts by name, so the report is deterministic. */
+static int cmp_folded_desc(const void *a, const void *b)
+{
+	const struct proc_folded *x = *(const struct proc_folded *const *)a;
+	const struct proc_folded *y = *(const struct proc_folded *const *)b;
+
+	if (x->processes != y->processes)
+		return x->processes < y->processes ? 1 : -1;
+	return strcmp(x->comm, y->comm);
+}
+
+static void print_folded_row(FILE *out, const struct proc_folded *f)
+{
+	char mean[16], max[16], rss[16];
+
+	report_fmt_ns(mean, sizeof(mean), f->processes ? f->life_ns / f->processes : 0);
+	report_fmt_ns(max, sizeof(max), f->max_life_ns);
+	kb_str(f->peak_rss_kb, rss, sizeof(rss));
+	fprintf(out, "  %9" PRIu64 " %9s %8s %6s %6" PRIu64 " %s\n", f->processes, mean, max, rss,
+		f->failed, f->comm[0] ? f->comm : "[other]");
+}
+
+/* The ended processes a full table folded into their names, busiest first. */
+static int print_folded(FILE *out, const struct proc_tree *t)
+{
+	const struct proc_folded **order;
+	uint64_t total = 0;
+	size_t i;
+
+	if (!t->folded.nr)
+		return 0;
+	order = calloc(t->folded.nr, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < t->folded.nr; i++) {
+		order[i] = &t->folded.items[i];
+		total += order[i]->processes;
+	}
+	array_sort(order, t->folded.nr, sizeof(*order), cmp_folded_desc);
+	fprintf(out, "  folded when the table was full (ended ones, shortest lives first): %" PRIu64
+		" processes under %zu name%s\n", total, t->folded.nr, t->folded.nr == 1 ? "" : "s");
+	fprintf(out, "  %9s %9s %8s %6s %6s %s\n", "PROCESSES", "MEAN LIFE", "MAX LIFE", "RSS",
+		"FAILED", "NAME");
+	for (i = 0; i < t->folded.nr && i < FOLDED_ROWS; i++)
+		print_folded_row(out, order[i]);
+	if (t->folded.nr > FOLDED_ROWS)
+		fprintf(out, "  ... and %zu more names (all of them: export --format json)\n",
+			t->folded.nr - FOLDED_ROWS);
+	free(order);
+	return 0;
+}
+
 int report_processes(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	struct proc_tree t;
@@ -104,8 +158,9 @@ int report_processes(FILE *out, const struct report_opts *o, const struct profil
 	if (rows > PROC_ROWS)
 		fprintf(out, "  ... %zu more (all of them: export --format json)\n",
 			rows - PROC_ROWS);
+	err = print_folded(out, &t);
 	if (t.procs_dropped)
-		fprintf(out, "  %" PRIu64 " more processes were not tracked (table full)\n",
+		fprintf(out, "  %" PRIu64 " more processes not tracked (table full of live ones)\n",
 			t.procs_dropped);
 out:
 	free(parent);
