@@ -18,14 +18,16 @@ struct strtab;
 
 struct ksym {
 	uint64_t addr;
-	const char *name;	/* in kallsyms.buf; NULL marks the end of a text range */
+	const char *name;	/* in kallsyms.names; NULL marks the end of a text range */
 	uint32_t map;		/* index into kallsyms.maps */
 	uint32_t rank;		/* alias preference while loading */
 };
 
+struct kallsyms_names;
+
 /* Embedded in the symbolizer; all-zero is "not loaded". */
 struct kallsyms {
-	char *buf;		/* the file, split into NUL-terminated names */
+	struct kallsyms_names *names;	/* the names kept, in chunks that never move */
 	struct { struct ksym *items; size_t nr, alloc; } syms;	/* sorted by addr */
 	struct { struct sym_mapping *items; size_t nr, alloc; } maps;	/* [0]: kernel */
 	bool usable;		/* false: no addresses (kptr_restrict, no_kernel) */
