@@ -12,7 +12,7 @@
 # whole run (GNU time %M; serve: its VmHWM after the pull, a fresh agent per
 # run, and its RSS right after the pull), the events the tool lost (latprof:
 # the counters of latprof report's "Lost and dropped", summed, and
-# syscall_stats_dropped_map_full apart; perf: its lost samples, perf report
+# syscall_stats_unattributed_map_full apart; perf: its lost samples, perf report
 # --stats; syscount counts none), the tool's CPU time and the processes
 # created per second on the machine during the run (/proc/stat).
 #
@@ -88,50 +88,6 @@ for v in $VARIANTS; do
 	esac
 done
 
-# churn_start LOOPS: LOOPS shell loops running /bin/sleep 0.01 back to back,
-# in a session and process group of their own, led by CHURN; then SETTLE s
-churn_start()
-{
-	local i
-	rm -f "$TMP/churn.pid"
-	setsid bash -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1"
-		end=$((SECONDS + $3))
-		for ((i = 0; i < $2; i++)); do
-			( while [ $SECONDS -lt $end ]; do /bin/sleep 0.01; done ) &
-		done
-		wait' churn "$TMP/churn.pid" "$1" "$CHURN_MAX" </dev/null >/dev/null 2>&1 &
-	CHURN_JOB=$!
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$TMP/churn.pid" ] && break
-		sleep 0.02
-	done
-	CHURN=$(cat "$TMP/churn.pid" 2>/dev/null)
-	[ -n "$CHURN" ] || die "the churn did not start"
-	sleep "$SETTLE"
-}
-
-# churn_alive: true while the churn's loops run
-churn_alive()
-{
-	[ -n "$CHURN" ] && pgrep -g "$CHURN" -x bash >/dev/null
-}
-
-# churn_stop: kills the churn's process group, waits until it is empty
-# (a sleep left behind ends within 10 ms), SIGKILL after 2 s
-churn_stop()
-{
-	local i
-	[ -n "$CHURN" ] || return 0
-	kill -TERM -- -"$CHURN" 2>/dev/null
-	for ((i = 0; i < 40; i++)); do
-		pgrep -g "$CHURN" >/dev/null || break
-		sleep 0.05
-	done
-	kill -KILL -- -"$CHURN" 2>/dev/null
-	wait "$CHURN_JOB" 2>/dev/null
-	CHURN=
-}
-
 # stop_serve: kills the agent if one runs (the exit trap)
 stop_serve()
 {
@@ -160,7 +116,7 @@ latprof_wait()
 
 # lp_lost PROFILE: "SUM MAP_FULL", the counters latprof report lists under
 # "Lost and dropped" (without modules_refused: files, not events) and
-# syscall_stats_dropped_map_full among them; "- -" if the report fails
+# syscall_stats_unattributed_map_full among them; "- -" if the report fails
 lp_lost()
 {
 	"$LATPROF" report "$1" 2>/dev/null | awk '
@@ -168,7 +124,7 @@ lp_lost()
 		on && /^[^ ]/ { on = 0 }
 		on && NF == 2 && $2 ~ /^[0-9]+$/ {
 			s += $2
-			if ($1 == "syscall_stats_dropped_map_full")
+			if ($1 == "syscall_stats_unattributed_map_full")
 				m = $2
 		}
 		END { print found ? s + 0 " " m + 0 : "- -" }'
@@ -302,7 +258,7 @@ summary()
 	echo "# peak = peak RSS, GNU time %M (serve: VmHWM after the pull, start-up included);"
 	echo "#   after = serve's RSS right after the pull"
 	echo "# lost = the counters of latprof report's \"Lost and dropped\", summed (map_full:"
-	echo "#   syscall_stats_dropped_map_full); perf: lost samples (perf report --stats); syscount: -"
+	echo "#   syscall_stats_unattributed_map_full); perf: lost samples (perf report --stats); syscount: -"
 	echo "# cpu = the tool's user+sys (serve: during the pull); forks/s = processes created per"
 	echo "#   second on the whole machine during the run (/proc/stat); medians"
 	for n in $LOOPS_LIST; do

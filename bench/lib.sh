@@ -400,3 +400,48 @@ for pid, p in sorted(b.items()):
         print("%s\t%d\t%.1f" % (name, runs, ns / runs))
 PY
 }
+
+# churn_start LOOPS: LOOPS shell loops running /bin/sleep 0.01 back to back,
+# in a session and process group of their own, led by CHURN (CHURN_JOB: the
+# job), ending by themselves after CHURN_MAX s; then SETTLE s. Needs TMP.
+churn_start()
+{
+	local i
+	rm -f "$TMP/churn.pid"
+	setsid bash -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1"
+		end=$((SECONDS + $3))
+		for ((i = 0; i < $2; i++)); do
+			( while [ $SECONDS -lt $end ]; do /bin/sleep 0.01; done ) &
+		done
+		wait' churn "$TMP/churn.pid" "$1" "$CHURN_MAX" </dev/null >/dev/null 2>&1 &
+	CHURN_JOB=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$TMP/churn.pid" ] && break
+		sleep 0.02
+	done
+	CHURN=$(cat "$TMP/churn.pid" 2>/dev/null)
+	[ -n "$CHURN" ] || die "the churn did not start"
+	sleep "$SETTLE"
+}
+
+# churn_alive: true while the churn's loops run
+churn_alive()
+{
+	[ -n "$CHURN" ] && pgrep -g "$CHURN" -x bash >/dev/null
+}
+
+# churn_stop: kills the churn's process group, waits until it is empty
+# (a sleep left behind ends within 10 ms), SIGKILL after 2 s
+churn_stop()
+{
+	local i
+	[ -n "$CHURN" ] || return 0
+	kill -TERM -- -"$CHURN" 2>/dev/null
+	for ((i = 0; i < 40; i++)); do
+		pgrep -g "$CHURN" >/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL -- -"$CHURN" 2>/dev/null
+	wait "$CHURN_JOB" 2>/dev/null
+	CHURN=
+}
