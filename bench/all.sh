@@ -36,7 +36,7 @@
 #   -o  also write the table, each section's full report and raw runs to FILE
 # Needs root, make latprof fixtures bench-floor, and the tools the sections
 # compare against (make setup); a missing tool leaves its rows out, a failed
-# section is reported and the others still run.
+# section is reported and the others still run; the exit status is then 1.
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -531,3 +531,8 @@ if [ -n "$OUT" ]; then
 		done
 	} >"$OUT" || die "cannot write $OUT"
 fi
+# a failed section fails the whole run, once the others have reported
+if grep -q ': failed (exit' "$TMP/notes.txt" 2>/dev/null; then
+	exit 1
+fi
+exit 0
