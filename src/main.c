@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* latprof: the verb table, global options, and the exit status. */
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,16 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_STATUS_OK;
 	}
+	/*
+	 * glibc's thresholds as fixed values: left dynamic, the first large
+	 * free raises them (up to 32 MB for mmap, 64 MB for trimming), and a
+	 * thread's arena then keeps the top it grew to for good. serve builds
+	 * each pulled profile on a connection's thread: one pull beside perf
+	 * record left 23 MB that no malloc_trim() returns (it trims only the
+	 * main arena's top).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 	for (i = 0; i < ARRAY_SIZE(verbs); i++) {
 		if (strcmp(argv[1], verbs[i].name))
 			continue;
