@@ -7,13 +7,14 @@
 # pulled from /debug/pprof/profile, one after another, as Parca or Pyroscope
 # would (they pull every 10 s; back to back is the same work, sooner).
 #
-# Printed: the agent's VmRSS right after pull 1, 10, 100, 1000 (and the
-# last), its VmHWM at the end, and the ratio of the last RSS to the first;
+# Printed: the agent's VmRSS right after pull 1, 10, every 100th and the
+# last (each also to stderr as it is taken when PROGRESS=1 is set), its
+# VmHWM at the end, and the ratio of the last RSS to the first;
 # the pulls that failed (none is expected). Writes only to a temporary
 # directory, and to FILE when given -o FILE.
 #
 # Usage: bench/soak.sh [-p PULLS] [-n LOOPS] [-d SECONDS] [-o FILE]
-#        (LATPROF, CURL and PORT may be set in the environment)
+#        (LATPROF, CURL, PORT and PROGRESS may be set in the environment)
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,7 @@ done
 	[[ $DURATION =~ ^[1-9][0-9]*$ ]] || usage
 
 CURL=${CURL:-curl}
+PROGRESS=${PROGRESS:-}
 SETTLE=0.5
 CHURN_MAX=$((PULLS * (DURATION + 5) + 120))
 need_root "serve -a traces every process"
@@ -86,9 +88,10 @@ for ((n = 1; n <= PULLS; n++)); do
 	rss=$(status_kb VmRSS:)
 	[ -z "$first" ] && first=$rss
 	case $n in
-	1 | 10 | 100 | 1000 | "$PULLS")
+	1 | 10 | *00 | "$PULLS")
 		printf "%-8s %10s %8.3f\n" "$n" "$rss" "$(awk -v a="$rss" -v b="$first" 'BEGIN { print a / b }')" \
-			>>"$TMP/out" ;;
+			>>"$TMP/out"
+		[ -n "$PROGRESS" ] && tail -n 1 "$TMP/out" >&2 ;;
 	esac
 done
 {

@@ -342,10 +342,17 @@ out:
 
 void kallsyms_release(struct kallsyms *k)
 {
+	free(kallsyms_release_keep_maps(k));
+}
+
+struct sym_mapping *kallsyms_release_keep_maps(struct kallsyms *k)
+{
+	struct sym_mapping *maps = k->maps.items;
+
 	kallsyms_names_free(k);
 	free(k->syms.items);
-	free(k->maps.items);
 	memset(k, 0, sizeof(*k));
+	return maps;
 }
 
 void kallsyms_lookup(const struct kallsyms *k, uint64_t addr, const struct sym_mapping **map,

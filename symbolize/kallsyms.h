@@ -48,6 +48,13 @@ int kallsyms_load(struct kallsyms *k, const char *path, const char *modules_path
 void kallsyms_release(struct kallsyms *k);
 
 /*
+ * Free @k's symbols and names but hand its mappings to the caller, who frees
+ * the array (mappings returned by kallsyms_lookup() point into it); @k is
+ * all-zero afterwards. NULL when @k held none.
+ */
+struct sym_mapping *kallsyms_release_keep_maps(struct kallsyms *k);
+
+/*
  * Look up @addr in a loaded @k. *@map: the kernel image or module containing
  * it, NULL if none. *@name: the text symbol containing it (borrowed from @k),
  * NULL if none, starting at *@sym_addr. Cannot fail.

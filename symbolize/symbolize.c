@@ -76,6 +76,8 @@ struct symbolizer {
 					 * process, &procs without one, &ksyms for the kernel */
 	struct kallsyms ksyms;
 	bool ksyms_loaded;
+	/* the mappings of unloaded kernel tables: cached locations point there */
+	struct { struct sym_mapping **items; size_t nr, alloc; } kmaps_unloaded;
 	struct debuginfo *debuginfo;	/* the search every binary borrows */
 	struct binary *vdso;
 	bool vdso_tried;
@@ -165,6 +167,9 @@ void symbolizer_free(struct symbolizer *s)
 	hashmap_release(&s->frame_cache);
 	hashmap_release(&s->loc_cache);
 	kallsyms_release(&s->ksyms);
+	for (i = 0; i < s->kmaps_unloaded.nr; i++)
+		free(s->kmaps_unloaded.items[i]);
+	free(s->kmaps_unloaded.items);
 	while ((c = s->arena)) {
 		s->arena = c->next;
 		free(c);
@@ -692,6 +697,18 @@ static int symbolizer_load_kernel(struct symbolizer *s)
 	return 0;
 }
 
+void symbolizer_kernel_unload(struct symbolizer *s)
+{
+	struct sym_mapping *maps;
+
+	if (!s->ksyms_loaded || array_grow(&s->kmaps_unloaded, s->kmaps_unloaded.nr + 1))
+		return;	/* without room to keep the mappings, the table stays */
+	maps = kallsyms_release_keep_maps(&s->ksyms);
+	if (maps)
+		s->kmaps_unloaded.items[s->kmaps_unloaded.nr++] = maps;
+	s->ksyms_loaded = false;
+}
+
 const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr,
 					     bool is_return)
 {
@@ -807,6 +824,12 @@ void sym_process_trim(struct sym_process *p)
 	unwinder_free(p->unw);
 	p->unw = NULL;
 	p->unw_tried = false;
+}
+
+void symbolizer_trim_unwinders(struct symbolizer *s)
+{
+	while (s->unwinding.nr)
+		sym_process_trim(s->unwinding.items[s->unwinding.nr - 1]);
 }
 
 bool sym_process_has_unwinder(const struct sym_process *p)

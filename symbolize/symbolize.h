@@ -149,6 +149,14 @@ size_t sym_process_modules_refused(const struct sym_process *p);
  */
 void sym_process_trim(struct sym_process *p);
 
+/*
+ * sym_process_trim() for every process holding an unwinder: once the
+ * recording ended and every copied stack is unwound, so that up to
+ * SYM_MAX_UNWINDERS mappings of each file (libc mapped 17 times beside
+ * shell loops) are gone before symbolizing loads DWARF. Cannot fail.
+ */
+void symbolizer_trim_unwinders(struct symbolizer *s);
+
 /* Whether @p holds an unwinder (sym_process_trim() would free something). */
 bool sym_process_has_unwinder(const struct sym_process *p);
 
@@ -179,6 +187,15 @@ const struct sym_location *symbolizer_user(struct symbolizer *s, struct sym_proc
  */
 const struct sym_location *symbolizer_kernel(struct symbolizer *s, uint64_t addr,
 					     bool is_return);
+
+/*
+ * Free the kernel symbol table symbolizer_kernel() read (6 MB on a 6.18
+ * kernel). Called once every kernel address is looked up and before user
+ * symbolization loads DWARF, the two never take memory at the same time.
+ * Locations returned stay valid and cached; a later lookup the cache misses
+ * reads /proc/kallsyms again.
+ */
+void symbolizer_kernel_unload(struct symbolizer *s);
 
 /* x86-64 DWARF register numbers: 0 rax .. 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip. */
 #define SYM_NR_REGS 17

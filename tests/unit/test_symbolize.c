@@ -726,6 +726,18 @@ static void test_kernel_saved(void)
 		CHECK(!loc->map && !strcmp(buf, "[unknown]"));
 	CHECK(symbolizer_kernel(s, 0xffffffff81000110, false) ==
 	      symbolizer_kernel(s, 0xffffffff81000110, false));
+	/* unloaded: what was looked up stays (its mapping too), a miss reloads */
+	loc = symbolizer_kernel(s, 0xffffffffc0001010, true);
+	symbolizer_kernel_unload(s);
+	symbolizer_kernel_unload(s);	/* twice: nothing loaded, nothing done */
+	CHECK(symbolizer_kernel(s, 0xffffffffc0001010, true) == loc);
+	if (loc)
+		CHECK(loc->map && !strcmp(loc->map->path, "[mymod]") && loc->rel_address == 0x10);
+	loc = kloc(s, 0xffffffff81000204, false, buf);
+	if (loc) {
+		CHECK_STR(loc->frames[0].function, "bar");
+		CHECK(loc->map && !strcmp(loc->map->path, "[kernel.kallsyms]"));
+	}
 out:
 	unlink(path);
 	symbolizer_free(s);
