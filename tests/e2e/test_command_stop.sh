@@ -6,7 +6,9 @@
 #
 # Ground truth: the spin fixture handles SIGTERM by printing its own CPU time
 # (getrusage) and exiting 0; its spin_work samples must be within
-# [0.8, 1.1] x that CPU time x freq.
+# [0.9, 1.1] x that CPU time x freq. The command gets its SIGTERM before the
+# programs are detached: sent after the detach, the command spun through it
+# unsampled and a short run showed 0.79-0.87 of its CPU.
 # The upper bound on samples over CPU time x frequency is raised by the
 # CPUs' share of time in interrupts or stolen while recording (away_hi in
 # lib.sh): cpu-clock samples fire on wall time, the task's CPU time leaves
@@ -34,7 +36,7 @@ check()
 	exp=$(calc "$cpu / 1e9 * $freq")
 	r=$(calc "$n / $exp")
 	info "$name: spin_work samples=$n, command cpu x freq=$exp, ratio=$r"
-	in_range "$r" 0.8 "$(away_hi 1.1)" || fail "$name: $n samples, expected [0.8, 1.1] x $exp"
+	in_range "$r" 0.9 "$(away_hi 1.1)" || fail "$name: $n samples, expected [0.9, 1.1] x $exp"
 }
 
 lp_record "$WORKDIR/dur.out" "$WORKDIR/dur.err" -o "$WORKDIR/dur.pb.gz" -F $freq -d 1 \
