@@ -115,14 +115,17 @@ static __always_inline void sys_spill_account(__s32 nr, __u64 ns, bool error, bo
 	__sync_fetch_and_add(&st->hist[slot].sum_ns, ns);
 }
 
+#define SYS_ACCOUNT_ERROR 1
+#define SYS_ACCOUNT_IN_FLIGHT 2
+
 /*
  * Count one call of @nr that took @ns (every call, slow or not), in the
  * array block at @fast_base, or in the hash when it is -1 (in sys_spill
  * when the hash has no room for it).
  */
-static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns,
-					bool error, bool in_flight)
+__noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u32 flags)
 {
+	bool error = flags & SYS_ACCOUNT_ERROR, in_flight = flags & SYS_ACCOUNT_IN_FLIGHT;
 	struct lp_sys_key key = { .tgid = tgid, .nr = nr };
 	struct lp_sys_stat *st = NULL;
 	__u32 slot, idx;
@@ -140,12 +143,12 @@ static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, _
 			/* E2BIG: full; ENOMEM: no free element on this CPU now */
 			stat_inc(err == -E2BIG ? LP_STAT_SYS_STATS_DROPPED : LP_STAT_SYS_STATS_NOMEM);
 			sys_spill_account(nr, ns, error, in_flight);
-			return;
+			return 0;
 		}
 		sys_used_mark(tgid, nr);
 		st = bpf_map_lookup_elem(&sys_stats, &key);
 		if (!st)
-			return;
+			return 0;
 	}
 	/* a per-CPU value: plain increments are safe */
 	if (ns > st->max_ns)
@@ -157,6 +160,7 @@ static __always_inline void sys_account(__u32 tgid, __s32 fast_base, __s32 nr, _
 	slot = lp_hist_slot(ns) & (LP_HIST_SLOTS - 1);
 	st->hist[slot].count++;
 	st->hist[slot].sum_ns += ns;
+	return 0;
 }
 
 /* Add to the in-kernel aggregation of frame-pointer timed samples. */
@@ -383,7 +387,8 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 	if ((cfg_track || cfg_waits) && cfg_sys_filter_on && !sys_traced(nr))
 		return 0;
 	if (cfg_syscalls)
-		sys_account(tgid, t->fast_base, nr, dur, ret < 0 && ret >= -MAX_ERRNO, false);
+		sys_account(tgid, t->fast_base, nr, dur,
+			    ret < 0 && ret >= -MAX_ERRNO ? SYS_ACCOUNT_ERROR : 0);
 	latency = cfg_syscalls && dur >= cfg_syscall_min_ns ? dur : 0;
 	if (!latency && !t->pend_blocked && !t->pend_preempted)
 		return 0;
@@ -653,7 +658,7 @@ static __always_inline int in_flight_report(struct task_struct *task, const enum
 		if (waits_is_wait(info.nr))
 			info.flags |= t->wait << LP_USTACK_WAIT_SHIFT;
 		if (cfg_syscalls) {
-			sys_account(info.tgid, t->fast_base, info.nr, dur, false, true);
+			sys_account(info.tgid, t->fast_base, info.nr, dur, SYS_ACCOUNT_IN_FLIGHT);
 			if (dur >= cfg_syscall_min_ns)
 				info.value = dur;
 		}
