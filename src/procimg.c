@@ -181,8 +181,21 @@ uint64_t proc_images_nr_processes(const struct proc_images *m)
 	uint64_t n = 0;
 	size_t i;
 
-	for (i = 0; i < m->list.nr; i++)
-		n += m->list.items[i].gen == 0;	/* one gen-0 image per process */
+	const struct proc_image *img;
+	uint32_t g;
+
+	/*
+	 * A process is its oldest image: gen 0, or the first one seen of a
+	 * command started held (its gen-0 image is latprof's own fork, never
+	 * read) or of a process that exec'd before it was read.
+	 */
+	for (i = 0; i < m->list.nr; i++) {
+		img = &m->list.items[i];
+		for (g = 0; g < img->gen; g++)
+			if (hashmap_get(&m->idx, NULL, (uint32_t)img->pid, g))
+				break;
+		n += g == img->gen;
+	}
 	return n;
 }
 

@@ -99,7 +99,10 @@ void proc_images_trim(struct proc_images *m);
 /* Re-read the images that are due; returns ms until the next one (<= @max_ms). */
 int proc_images_refresh(struct proc_images *m, int max_ms);
 
-/* Processes seen (images of generation 0). Cannot fail. */
+/*
+ * Processes seen: their oldest image read (generation 0, or the first after
+ * an exec). Cannot fail.
+ */
 uint64_t proc_images_nr_processes(const struct proc_images *m);
 
 /* Free the list (snapshots belong to the symbolizer). */

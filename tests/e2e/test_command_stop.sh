@@ -27,6 +27,11 @@ check()
 		diag_file "record stderr" "$WORKDIR/$name.err"
 		fail "$name: latprof did not report the command's exit status"
 	}
+	# the command is one process (a held command's first image is its exec's)
+	grep -q "wrote .*, 1 process, " "$WORKDIR/$name.err" || {
+		diag_file "record stderr" "$WORKDIR/$name.err"
+		fail "$name: the summary does not count the command as 1 process"
+	}
 	cpu=$(sed -n 's/.*cpu_ns=\([0-9]*\).*/\1/p' "$WORKDIR/$name.out" "$WORKDIR/$name.err.stdout" \
 		2>/dev/null | head -n 1)
 	[ -n "$cpu" ] || fail "$name: the command did not get SIGTERM (no cpu_ns line)"
