@@ -552,6 +552,8 @@ enum lp_stat {
 	LP_STAT_TRACK_LOST,		/* track ring buffer full: request/file event lost */
 	LP_STAT_CONNS_DROPPED,		/* conns or fdstats map full: descriptor not tracked */
 	LP_STAT_SYS_STATS_NOMEM,	/* per-syscall stats entry not allocated: in sys_spill */
+	LP_STAT_OFFCPU_UNMATCHED,	/* an off-CPU interval whose switch-in was never seen */
+	LP_STAT_PROC_TIMES_DROPPED,	/* proc_times full: a process's times not kept */
 	LP_STAT_NR,
 };
 

@@ -30,6 +30,7 @@ const volatile __u32 cfg_offcpu = 0;		/* --mode offcpu */
 const volatile __u64 cfg_syscall_min_ns = 1000000;
 const volatile __u64 cfg_offcpu_min_ns = 1000000;
 const volatile __u32 cfg_sys_filter_on = 0;	/* --syscalls given */
+const volatile __u32 cfg_debug_lose_switch_in = 0;	/* LATPROF_DEBUG_LOSE=switch_in */
 const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR] = {};
 
 __u64 attach_ns = 0;	/* set by user space once everything is attached */
@@ -357,6 +358,20 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
 	return 0;
 }
 
+/*
+ * An interval charged without its stacks: stack_get() failed when it began
+ * (-ENOENT is no failure: a stack not taken on purpose).
+ */
+static __always_inline void count_offcpu_stack_errors(__s32 kstack, __s32 ustack)
+{
+	if (kstack != -ENOENT)
+		count_stack_error(kstack, LP_STAT_KSTACK_FULL, LP_STAT_KSTACK_EFAULT,
+				  LP_STAT_KSTACK_OTHER);
+	if (ustack != -ENOENT)
+		count_stack_error(ustack, LP_STAT_USTACK_FULL, LP_STAT_USTACK_EFAULT,
+				  LP_STAT_USTACK_OTHER);
+}
+
 static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
 {
 	struct task_struct *task;
@@ -379,6 +394,11 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 	now = bpf_ktime_get_ns();
 	dur = now - t->sys_start;
 	t->sys_start = 0;
+	/* running, yet off the CPU since a switch-out whose switch-in was not seen */
+	if (cfg_offcpu && t->off_start) {
+		stat_inc(LP_STAT_OFFCPU_UNMATCHED);
+		t->off_start = 0;
+	}
 	nr = t->sys_nr;
 	if (cfg_track)
 		track_sys_exit(bpf_get_current_task_btf(), t, nr, now, dur, ret);
@@ -397,6 +417,8 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 		return 0;
 	wait = waits_is_wait(nr) ? t->wait : LP_WAIT_NONE;
 	if (cfg_unwind_dwarf) {
+		if (t->pend_blocked || t->pend_preempted)
+			count_offcpu_stack_errors(t->pend_kstack, -ENOENT);
 		struct ustack_info info = {
 			.kind = LP_SAMPLE_SYSCALL,
 			.tgid = tgid,
@@ -476,6 +498,9 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 		if (!t)
 			return;
 	}
+	/* the last interval's switch-in was never seen (a hook that did not run) */
+	if (t->off_start)
+		stat_inc(LP_STAT_OFFCPU_UNMATCHED);
 	t->off_preempted = preempt || prev_state == TASK_RUNNING;
 	/* our own frames (the program, bpf_trace_run4, ...) are cut in user space */
 	t->off_kstack = stack_get(ctx, 0, false);
@@ -501,7 +526,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	if (!maybe_target(key.tgid))
 		return;
 	t = task_state_of(BPF_CORE_READ(next, pid), BPF_CORE_READ(next, start_time), &slot);
-	if (!t || !t->off_start)
+	if (!t || !t->off_start || cfg_debug_lose_switch_in)
 		return;
 	dur = bpf_ktime_get_ns() - t->off_start;
 	t->off_start = 0;
@@ -524,6 +549,7 @@ static __always_inline void offcpu_in(struct task_struct *next)
 		}
 		return;
 	}
+	count_offcpu_stack_errors(t->off_kstack, t->off_ustack);
 	proc = bpf_map_lookup_elem(&procs, &key.tgid);
 	if (!proc)
 		return;

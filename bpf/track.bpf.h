@@ -178,8 +178,10 @@ static __always_inline void times_charge(struct task_struct *task, struct lp_tas
 	t->utime_seen = ut;
 	t->stime_seen = st;
 	pt = proc_times_get(t->tgid);
-	if (!pt)
+	if (!pt) {
+		stat_inc(LP_STAT_PROC_TIMES_DROPPED);
 		return;
+	}
 	since = now > pt->mark_ns ? now - pt->mark_ns : 0;
 	__sync_fetch_and_add(&pt->times.cpu_ns, clip(dcpu, since));
 	__sync_fetch_and_add(&pt->times.utime_ns, clip(du, since));

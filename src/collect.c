@@ -67,6 +67,8 @@ const char *const collect_stat_names[LP_STAT_NR] = {
 	[LP_STAT_TASK_STATE_FAILED] = "syscalls_untimed_no_task_slot",
 	[LP_STAT_TRACK_LOST] = "track_events_lost",
 	[LP_STAT_CONNS_DROPPED] = "descriptors_untracked_map_full",
+	[LP_STAT_OFFCPU_UNMATCHED] = "offcpu_unmatched",
+	[LP_STAT_PROC_TIMES_DROPPED] = "process_times_dropped_map_full",
 };
 
 const char *const collect_unwind_names[SYM_UNWIND_NR] = {
@@ -494,6 +496,25 @@ static uint8_t req_cat(int nr)
 	}
 }
 
+/*
+ * @n, or less when the hidden LATPROF_DEBUG_MAX_ENTRIES=N caps it: the
+ * reliability tests shrink the sample, stack, syscall and process maps so that
+ * they overflow, to check that drops are counted and reported, never fatal.
+ */
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+
+static uint32_t debug_max_entries(uint32_t n)
+{
+	const char *v = getenv("LATPROF_DEBUG_MAX_ENTRIES");
+	uint64_t cap;
+
+	if (v && !parse_u64(v, 1, UINT32_MAX, &cap) && cap < n)
+		return cap;
+	return n;
+}
+
 /* Request, file and peer tracking: configuration and map sizes. */
 static int configure_track(struct collect *c, const struct collect_opts *o)
 {
@@ -509,7 +530,8 @@ static int configure_track(struct collect *c, const struct collect_opts *o)
 		s->rodata->cfg_sys_cat[nr] = req_cat(nr);
 	err = bpf_map__set_max_entries(s->maps.conns, o->requests ? 65536 : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.proc_times, o->requests ? o->max_procs : 1);
+		err = bpf_map__set_max_entries(s->maps.proc_times,
+					       o->requests ? debug_max_entries(o->max_procs) : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.fdstats, fds ? 65536 : 1);
 	if (!err)
@@ -583,25 +605,6 @@ static void select_programs(struct collect *c, const struct kernel_features *f)
 	bpf_program__set_autoload(s->progs.dump_in_flight_nocopy, false);
 }
 
-/*
- * @n, or less when the hidden LATPROF_DEBUG_MAX_ENTRIES=N caps it: the
- * reliability tests shrink the sample, stack, syscall and process maps so that
- * they overflow, to check that drops are counted and reported, never fatal.
- */
-#ifndef MIN
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#endif
-
-static uint32_t debug_max_entries(uint32_t n)
-{
-	const char *v = getenv("LATPROF_DEBUG_MAX_ENTRIES");
-	uint64_t cap;
-
-	if (v && !parse_u64(v, 1, UINT32_MAX, &cap) && cap < n)
-		return cap;
-	return n;
-}
-
 static int configure(struct collect *c, const struct collect_opts *o,
 		     const struct kernel_features *f)
 {
@@ -622,6 +625,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	s->rodata->cfg_syscall_min_ns = o->min_duration_ns;
 	s->rodata->cfg_offcpu_min_ns = o->min_block_ns;
 	s->rodata->cfg_sys_filter_on = o->nr_syscalls > 0;
+	s->rodata->cfg_debug_lose_switch_in = collect_debug_lose("switch_in");
 	for (i = 0; i < o->nr_syscalls; i++)
 		if (o->syscalls[i] >= 0 && o->syscalls[i] < LP_MAX_SYSCALL_NR)
 			s->rodata->cfg_sys_filter[o->syscalls[i]] = 1;
@@ -1309,7 +1313,8 @@ void collect_detach(struct collect *c)
  * The hidden LATPROF_DEBUG_LOSE=WHAT[,WHAT...] makes a loss that cannot be
  * provoked from outside happen, for the tests that check it is counted:
  * "stats" (the kernel's counters cannot be read), "stacks" (the stack map
- * loses its entries before the profile is built).
+ * loses its entries before the profile is built), "switch_in" (sched_switch
+ * never ends an off-CPU interval: each is lost, lost.offcpu_unmatched).
  */
 bool collect_debug_lose(const char *what)
 {

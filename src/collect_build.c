@@ -197,7 +197,7 @@ static int builder_stack(struct builder *b, int32_t id, struct sym_process *proc
 	size_t skip = 0;
 
 	if (id < 0)
-		return 0;	/* stack_get failed: counted in the kernel */
+		return 0;	/* none taken, or stack_get failed: counted in the kernel */
 	if (!st || !st->ips) {
 		/* the sample is kept without these frames: say so */
 		if (kernel)
