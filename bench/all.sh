@@ -34,9 +34,10 @@
 #   -r  rounds of every section (default: the section's own, see below)
 #   -s  comma-separated sections to run (default: all of them)
 #   -o  also write the table, each section's full report and raw runs to FILE
-# Needs root, make latprof fixtures bench-floor, and the tools the sections
-# compare against (make setup); a missing tool leaves its rows out, a failed
-# section is reported and the others still run; the exit status is then 1.
+# Needs root and the tools the sections compare against (make setup); it
+# builds latprof, the fixtures and bench/floor first unless LATPROF is set.
+# A missing tool leaves its rows out, a failed section is reported and the
+# others still run; the exit status is then 1.
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,11 @@ for s in ${SECTIONS//,/ }; do
 done
 
 need_root "the tools attach BPF programs, perf events and ptrace"
+# what the sections run, built when missing or stale (a fresh clone has none)
+if [ -z "${LATPROF:-}" ] && [ -f "$ROOT/Makefile" ]; then
+	make -s -C "$ROOT" latprof fixtures bench-floor >/dev/null ||
+		die "cannot build latprof, its fixtures and bench/floor: run make in $ROOT"
+fi
 need_latprof
 BENCHDIR=$ROOT/bench
 PERF=${PERF:-perf}

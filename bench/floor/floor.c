@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Loads and attaches bench/floor/floor.bpf.c (two empty programs on
- * tp_btf/sys_enter and tp_btf/sys_exit), prints "attached" on stdout once
+ * raw_tp/sys_enter and raw_tp/sys_exit), prints "attached" on stdout once
  * both are attached, and holds them until SIGINT or SIGTERM. Exits 0 then,
  * 1 if loading or attaching fails. Needs root (CAP_BPF + CAP_PERFMON).
  * With --clock each program also reads the clock (bpf_ktime_get_ns) once:

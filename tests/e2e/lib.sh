@@ -1064,10 +1064,13 @@ cpu_stat_snap()
 
 # away_hi BOUND: the upper bound BOUND of a ratio of CPU samples to CPU time
 # x frequency, raised for the time the CPUs spent away from their tasks
-# during the last lp_record: BOUND / (1 - AWAY).
+# during the last lp_record: BOUND / (1 - AWAY), AWAY capped at AWAY_MAX
+# (0.15): the worst CPU's share is an upper limit of the target's, and
+# uncapped, 40% stolen on one CPU turned a bound of 1.15 into 1.9.
+AWAY_MAX=0.15
 away_hi()
 {
-	calc "$1 / (1 - ${AWAY:-0})"
+	calc "$1 / (1 - (${AWAY:-0} < $AWAY_MAX ? ${AWAY:-0} : $AWAY_MAX))"
 }
 
 # cpu_away_frac A B: the largest share, over the CPUs, of the time between
