@@ -107,6 +107,14 @@ sites=$(awk '/^Slow call sites/ { s = 1; next } s && /^[^ ]/ { s = 0 } s' "$repo
 # the sites on the path come first, before the undecided and idle groups
 first=$(echo "$sites" | awk '/waits, (not decided|apart)/ { exit } $NF ~ /^syscall:/ { print $NF; exit }')
 [ -n "$first" ] || { echo "$sites" | head -20 | sed 's/^/  | /'; fail "no slow call site on the path of work"; }
+# the commit's WAL flush is on the path, with its caller named: a site
+# syscall:fdatasync above the undecided and idle groups whose frames hold
+# XLogFlush (lock waits, epoll_wait under ProcSleep, may come first)
+echo "$sites" | awk '/waits, (not decided|apart)/ { exit }
+	want { if ((";" $1 ";") ~ /;XLogFlush;/) ok = 1; want = 0 }
+	$NF == "syscall:fdatasync" { want = 1 }
+	END { exit !ok }' ||
+	{ echo "$sites" | head -20 | sed 's/^/  | /'; fail "no fdatasync site under XLogFlush on the path of work"; }
 idle=$(echo "$sites" | awk '/idle waits, apart/ { getline; print }' |
 	sed -n 's/.*): \([0-9.]*[a-z]*s\) in \([0-9]*\) calls$/\1 in \2 calls/p')
 [ -n "$idle" ] || { echo "$sites" | head -40 | sed 's/^/  | /'; fail "the idle waits are not listed apart with their total"; }
