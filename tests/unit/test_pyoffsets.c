@@ -588,6 +588,8 @@ static void check_debug_fixture(const struct debug_fixture *fx)
 
 int main(void)
 {
+	int tested;
+
 	pyenv_root();
 	for (size_t i = 0; i < sizeof(debug_fixtures) / sizeof(debug_fixtures[0]); i++)
 		check_debug_fixture(&debug_fixtures[i]);
@@ -595,7 +597,14 @@ int main(void)
 	check_lookup();
 	check_pyversion();
 	CHECK(!strcmp(pyoffsets_source_name(PYOFFSETS_TABLE), "table"));
-	if (!check_table() && !check_failures) {
+	tested = check_table();
+	/* CI's machine (make setup) has pyenv's 3.8-3.13 and Debian's 3.11 with -dbg */
+	if (getenv("CI") && !strcmp(getenv("CI"), "true") && tested < 7) {
+		fprintf(stderr, "FAIL: under CI %d interpreters were checked, not the 7 of 3.8-3.13 and "
+			"Debian's 3.11\n", tested);
+		check_failures++;
+	}
+	if (!tested && !check_failures) {
 		fprintf(stderr, "skip: no pyenv CPython 3.8-3.13 under %s\n", root);
 		return 77;
 	}
