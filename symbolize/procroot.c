@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -66,4 +67,14 @@ int proc_ns_pid(int pid)
 	}
 	free(buf);
 	return ns;
+}
+
+bool proc_root_is_ours(int pid)
+{
+	struct stat ours, theirs;
+	char root[32];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	return !stat("/", &ours) && !stat(root, &theirs) && ours.st_dev == theirs.st_dev &&
+	       ours.st_ino == theirs.st_ino;
 }

@@ -33,4 +33,7 @@ int proc_root_open(int pid, const char *path);
 /* The pid of @pid in its own (innermost) pid namespace, @pid if unknown. */
 int proc_ns_pid(int pid);
 
+/* Is the root of process @pid ours (same device and inode as "/")? false if unknown. */
+bool proc_root_is_ours(int pid);
+
 #endif

@@ -55,6 +55,8 @@ struct sym_process {
 	struct { struct proc_map *items; size_t nr, alloc; } maps;	/* sorted by start */
 	struct perfmap *jit;	/* perf-PID.map, read on first need */
 	bool jit_tried;
+	int ns_pid;		/* its pid in its own namespace, read with its maps */
+	bool root_ours;		/* its root was ours when its maps were read */
 	struct unwinder *unw;	/* DWARF unwinder, made on first need */
 	bool unw_tried;
 	size_t unw_refused;	/* unwinder_nr_refused() of a trimmed unwinder */
@@ -503,6 +505,9 @@ struct sym_process *symbolizer_snapshot_after(struct symbolizer *s, int pid,
 		goto out;
 	p->pid = pid;
 	p->maps_digest = sym_maps_digest(buf);
+	/* for its JIT's perf map, which may be read after it exited */
+	p->ns_pid = proc_ns_pid(pid);
+	p->root_ours = proc_root_is_ours(pid);
 	err = process_read_maps(s, p, buf, exe);
 	/* no executable mapping: a zombie (its maps read empty) or mid-exec */
 	if (!err && !p->maps.nr)
@@ -606,7 +611,7 @@ static int process_jit_frames(struct symbolizer *s, struct sym_process *p, uint6
 
 	if (!p->jit_tried) {
 		p->jit_tried = true;
-		p->jit = perfmap_load(p->pid, s->strs);
+		p->jit = perfmap_load(p->pid, p->ns_pid, p->root_ours, s->strs);
 		if (!p->jit && errno == ENOMEM)
 			return -ENOMEM;
 	}
