@@ -1023,7 +1023,8 @@ record_around_wrk()
 
 # requests_match_wrk PROFILE: latprof's requests against wrk's (WORKDIR/wrk.out):
 # the count +-1% (wrk leaves out the requests still in flight when it stops;
-# the server may answer them), p50 and p99 +-20%. Sets REQ_N, REQ_P50,
+# the server may answer them), p50 and p99 within REQ_P50_TOL and REQ_P99_TOL
+# (fractions, 0.20 unless the caller sets them). Sets REQ_N, REQ_P50,
 # REQ_P99, REQ_SHARED, REQ_CPU (average CPU ns) and WRK_N, WRK_P50, WRK_P99.
 requests_match_wrk()
 {
@@ -1042,8 +1043,11 @@ print(r["count"], r["p50_ns"], r["p99_ns"], r["shared"], r["average"]["cpu_ns"])
 	info "latprof: $REQ_N requests p50=$REQ_P50 p99=$REQ_P99 shared=$REQ_SHARED avg cpu=$REQ_CPU ns; wrk: $WRK_N requests p50=$WRK_P50 p99=$WRK_P99"
 	in_range "$REQ_N" "$(calc "$WRK_N * 0.99")" "$(calc "$WRK_N * 1.01")" ||
 		fail "latprof found $REQ_N requests, wrk completed $WRK_N (want +-1%)"
-	in_range "$(ratio "$REQ_P50" "$WRK_P50")" 0.80 1.20 || fail "p50 $REQ_P50 ns, wrk says $WRK_P50 ns (want +-20%)"
-	in_range "$(ratio "$REQ_P99" "$WRK_P99")" 0.80 1.20 || fail "p99 $REQ_P99 ns, wrk says $WRK_P99 ns (want +-20%)"
+	local t50=${REQ_P50_TOL:-0.20} t99=${REQ_P99_TOL:-0.20}
+	in_range "$(ratio "$REQ_P50" "$WRK_P50")" "$(calc "1 - $t50")" "$(calc "1 + $t50")" ||
+		fail "p50 $REQ_P50 ns, wrk says $WRK_P50 ns (want +-$t50)"
+	in_range "$(ratio "$REQ_P99" "$WRK_P99")" "$(calc "1 - $t99")" "$(calc "1 + $t99")" ||
+		fail "p99 $REQ_P99 ns, wrk says $WRK_P99 ns (want +-$t99)"
 }
 
 # _wrk_ns Q: wrk's latency quantile Q ("50%") in WORKDIR/wrk.out, in ns

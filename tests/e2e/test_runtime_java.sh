@@ -41,7 +41,7 @@ hot=$(awk '/JavaHot\.hotLoop\([^;]*_\[j\]/ { s += $NF } END { printf "%d", s }' 
 read -r unnamed total < <(awk '/^java;/ { t += $NF; if (/\[anon\]\+0x/) u += $NF }
 	END { printf "%d %d\n", u, t }' "$WORKDIR/samples.folded")
 info "hotLoop: $hot ns on CPU (truth $hot_ns); unnamed JIT: $unnamed of $total samples"
-in_range "$(calc "$hot / $hot_ns")" 0.70 "$(away_hi 1.10)" ||
+in_range "$(calc "$hot / $hot_ns")" 0.80 "$(away_hi 1.10)" ||
 	{ sort -t' ' -k2 -rn "$WORKDIR/cpu.folded" | head -5 | cut -c1-300; fail "JavaHot.hotLoop's named JIT frames hold $hot ns, truth $hot_ns"; }
 [ "$total" -gt 0 ] && in_range "$(calc "$unnamed / $total")" 0 0.10 ||
 	fail "$unnamed of $total java samples have an unnamed JIT frame"

@@ -87,7 +87,8 @@ curl -sf "http://127.0.0.1:$port/" >/dev/null ||
 
 prof=$WORKDIR/ngx.pb.gz
 record_around_wrk "$worker" "$prof" -t1 -c4 -d4s "http://127.0.0.1:$port/"
-requests_match_wrk "$prof"
+# docs/servers.md measured p50 within 0.3% of wrk's, p99 within 1-6%
+REQ_P50_TOL=0.03 REQ_P99_TOL=0.12 requests_match_wrk "$prof"
 [ "$REQ_SHARED" = "$REQ_N" ] || fail "$REQ_SHARED of $REQ_N requests marked shared on nginx's event loop"
 lp_report "$prof" "$WORKDIR/report.txt" || fail "latprof report failed"
 grep -q '^Requests' "$WORKDIR/report.txt" || { diag_file report "$WORKDIR/report.txt" 60; fail "the report has no Requests section"; }
