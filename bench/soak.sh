@@ -77,19 +77,24 @@ done
 {
 	echo "# bench/soak.sh: latprof serve -a beside $LOOPS churn loops, $PULLS pulls of $DURATION s"
 	echo "# rss = the agent's VmRSS right after that pull, kB"
-	printf "%-8s %10s %8s\n" pull rss_kb "vs 1st"
+	echo "# anon = its RssAnon (private memory: what a leak grows); the rest of the RSS is"
+	echo "#   files and shared mappings: libraries, and the BPF rings, whose pages become"
+	echo "#   resident as records first wrap around them (a 1 MiB ring maps its pages twice)"
+	printf "%-8s %10s %8s %10s %8s\n" pull rss_kb "vs 1st" anon_kb "vs 1st"
 } >"$TMP/out"
-failed=0 first= rss= t0=$SECONDS
+failed=0 first= first_anon= rss= anon= t0=$SECONDS
 for ((n = 1; n <= PULLS; n++)); do
 	code=$("$CURL" -s -o "$TMP/p.pb.gz" -w '%{http_code}' --max-time $((DURATION + 60)) \
 		"$url/debug/pprof/profile?seconds=$DURATION")
 	[ "$code" = 200 ] && [ -s "$TMP/p.pb.gz" ] || failed=$((failed + 1))
 	kill -0 "$TPID" 2>/dev/null || die "serve exited at pull $n: $(tail -n 3 "$TMP/serve.err")"
 	rss=$(status_kb VmRSS:)
-	[ -z "$first" ] && first=$rss
+	anon=$(status_kb RssAnon:)
+	[ -z "$first" ] && first=$rss first_anon=$anon
 	case $n in
 	1 | 10 | *00 | "$PULLS")
-		printf "%-8s %10s %8.3f\n" "$n" "$rss" "$(awk -v a="$rss" -v b="$first" 'BEGIN { print a / b }')" \
+		printf "%-8s %10s %8.3f %10s %8.3f\n" "$n" "$rss" "$(awk -v a="$rss" -v b="$first" 'BEGIN { print a / b }')" \
+			"$anon" "$(awk -v a="$anon" -v b="$first_anon" 'BEGIN { print a / b }')" \
 			>>"$TMP/out"
 		[ -n "$PROGRESS" ] && tail -n 1 "$TMP/out" >&2 ;;
 	esac
@@ -97,6 +102,7 @@ done
 {
 	echo "# peak (VmHWM) $(status_kb VmHWM:) kB; $failed of $PULLS pulls failed; $((SECONDS - t0)) s"
 	echo "# last/first RSS $(awk -v a="$rss" -v b="$first" 'BEGIN { printf "%.3f", a / b }')"
+	echo "# last/first RssAnon $(awk -v a="$anon" -v b="$first_anon" 'BEGIN { printf "%.3f", a / b }')"
 } >>"$TMP/out"
 cat "$TMP/out"
 [ -n "$OUT" ] && cp "$TMP/out" "$OUT"
