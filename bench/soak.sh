@@ -78,8 +78,7 @@ done
 	echo "# bench/soak.sh: latprof serve -a beside $LOOPS churn loops, $PULLS pulls of $DURATION s"
 	echo "# rss = the agent's VmRSS right after that pull, kB"
 	echo "# anon = its RssAnon (private memory: what a leak grows); the rest of the RSS is"
-	echo "#   files and shared mappings: libraries, and the BPF rings, whose pages become"
-	echo "#   resident as records first wrap around them (a 1 MiB ring maps its pages twice)"
+	echo "#   files and shared mappings: libraries, the BPF rings (a ring maps its pages twice)"
 	printf "%-8s %10s %8s %10s %8s\n" pull rss_kb "vs 1st" anon_kb "vs 1st"
 } >"$TMP/out"
 failed=0 first= first_anon= rss= anon= t0=$SECONDS
