@@ -21,16 +21,23 @@
 # threads than task_slots has slots (16,384), with off-CPU on, whose
 # sched_switch sees each thread again after its exit freed its slot (a slot
 # taken there was never freed: 105,911 of 400,000 calls went untimed);
-# exactly 400,000 getppid counted, no loss.
+# exactly 400,000 getppid counted, no loss but lost.offcpu_unmatched, at
+# most 20 (0.1% of the threads). That one is the kernel's: a switch back to
+# a thread for which no sched_switch fires at all (ftrace's own sched_switch
+# event, enabled in the same run, missed the same switches: none with
+# prev=tokio-rt-worker, this VM's pid 1, and about half of those away from
+# the idle task). It came 0-2 times a run beside the other thread_churn
+# (a CI run failed on one; docs/troubleshooting.md).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture thread_churn
 
-# check_run NAME TRUTH: the fixture of record NAME made TRUTH getppid calls,
-# the profile counts exactly TRUTH for it and no loss; sets $pid and $json.
+# check_run NAME TRUTH [UNMATCHED]: the fixture of record NAME made TRUTH
+# getppid calls, the profile counts exactly TRUTH for it and no loss but at
+# most UNMATCHED lost.offcpu_unmatched (0 if not given); sets $pid and $json.
 check_run()
 {
-	local name=$1 truth=$2 out=$WORKDIR/$1.out calls got lost
+	local name=$1 truth=$2 unmatched=${3:-0} out=$WORKDIR/$1.out calls got lost
 
 	pid=$(kv "$out" "thread_churn " pid)
 	calls=$(grep threads= "$out" | sed -n 's/.*getppid=\([0-9]*\).*/\1/p')
@@ -45,7 +52,8 @@ check_run()
 		profile_meta "$WORKDIR/$name.pb.gz" | grep '^lost\.' | sed 's/^/  | /'
 		fail "$name: the target's getppid count is ${got:-none}, expected exactly $truth"
 	fi
-	lost=$(profile_meta "$WORKDIR/$name.pb.gz" | awk -F= '/^lost\./ && $2 != 0')
+	lost=$(profile_meta "$WORKDIR/$name.pb.gz" |
+		awk -F= -v u="$unmatched" '/^lost\./ && $2 != 0 && !($1 == "lost.offcpu_unmatched" && $2 <= u)')
 	[ -z "$lost" ] || { echo "$lost" | sed 's/^/  | /'; fail "$name: losses counted: $lost"; }
 }
 
@@ -60,5 +68,6 @@ n=$(json_py "$json" 'print(sum(1 for s in j.get("syscalls", []) if s.get("pid") 
 [ "$n" = 0 ] || { json_syscalls_of "$json" "$other"; fail "$n syscall entries of the other process $other, which is not a target"; }
 
 record_or_fail offcpu --mode syscall,offcpu -- "$FIXTURES/thread_churn" 20000 20 4
-check_run offcpu 400000
+check_run offcpu 400000 20
+info "offcpu: $(profile_meta "$WORKDIR/offcpu.pb.gz" | grep '^lost\.offcpu_unmatched=')"
 pass "300000 getppid calls in 3000 short-lived threads, counted exactly, none of the other process; 400000 of 20,000 threads with off-CPU on"
