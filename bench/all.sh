@@ -243,6 +243,17 @@ sampling_rows()
 			"$(ratio "$(awk -F'\t' -v v="$v$hz" '$1 == v { print $9 / 1024 }' "$TMP/smp.raw" |
 				median)" "$ref" latprof-dwarf)"
 	done
+	# and over the whole run (what a container's memory limit kills on): the
+	# command's largest process at its peak, the profile's writing included;
+	# the ratio to perf record -g's, the yardstick of issue 30
+	ref=$(awk -F'\t' -v v="perf$hz" '$1 == v { print $8 / 1024 }' "$TMP/smp.raw" | median)
+	for v in lpfp lpdw perf perfdw bpft; do
+		grep -q "^$v$hz	" "$TMP/smp.raw" || continue
+		awk -F'\t' -v v="$v$hz" '$1 == v { print $8 / 1024 }' "$TMP/smp.raw" | stats |
+			row rss "$(tool_label $v)" "MB peak RSS whole run, $hz Hz" "%.1f" \
+			"$(ratio "$(awk -F'\t' -v v="$v$hz" '$1 == v { print $8 / 1024 }' "$TMP/smp.raw" |
+				median)" "$ref" perf-g)"
+	done
 }
 
 # tool_label VARIANT: the tool of a sampling variant, without its frequency
@@ -290,6 +301,16 @@ nginx_rows()
 			row nginx "$label" "% requests/s lost" "%.1f" \
 			"$(ratio "$(awk -F'\t' -v v="$v" '$1 == v { print $3 }' "$TMP/ngx.loss" | median)" \
 				"$fl" "floor (us/req)")"
+	done
+	# latprof's own CPU beside the worker: process + BPF programs (the
+	# section's "own_cpu V process MED (MIN-MAX) bpf B total MED (MIN-MAX)")
+	for v in lp serve; do
+		[ $v = lp ] && label="latprof --mode cpu,syscall" || label="latprof serve (defaults)"
+		awk -v v="$v" '$1 == "own_cpu" && $2 == v {
+			gsub(/[%()]/, " "); $0 = $0; split($10, m, "-"); print m[1], $9, m[2] }' "$f" |
+			row nginx "$label" "% of a CPU: own, process+BPF" "%.2f" \
+			"$(awk -v v="$v" '$1 == "own_cpu" && $2 == v { gsub(/[%()]/, " "); $0 = $0
+				print "process " $4 "% + BPF " $7 "%" }' "$f")"
 	done
 }
 

@@ -152,10 +152,18 @@ run()
 		esac
 		c0=$(cpu_s "$TPID")
 	fi
+	[ -n "${PROGS:-}" ] && prog_snapshot "$TMP/progs0.json" "$TPID"
 	w0=$(cpu_s "$WORKER")
 	taskset -c "$CLIENT_CPU" "$WRK" -t1 -c"$CONNS" -d"${DURATION}s" --latency "$URL" \
 		>"$TMP/wrk.out" 2>&1 || { cat "$TMP/wrk.out" >&2; die "$v: wrk failed"; }
 	w1=$(cpu_s "$WORKER")
+	if [ -n "${PROGS:-}" ]; then
+		prog_snapshot "$TMP/progs1.json"
+		prog_delta "$TMP/progs0.json" "$TMP/progs1.json" . |
+			awk -F'\t' -v v="$v" -v r="$r" -v d="$DURATION" '
+				{ ns += $2 * $3 }
+				END { printf "%s\t%d\t%.3f\n", v, r, ns / (d * 1e9) * 100 }' >>"$PROGS"
+	fi
 	if [ -n "$TPID" ]; then
 		c1=$(cpu_s "$TPID")
 		stop_tool "$v"
@@ -201,6 +209,25 @@ syscalls_per_request()
 SYSC_PER_REQ=$(syscalls_per_request)
 
 run_rounds "wrk -t1 -c$CONNS -d${DURATION}s against nginx (1 worker, pid $WORKER)"
+
+# latprof's own CPU has two parts: its process (tool_cpu above) and its BPF
+# programs, which run in the worker's context on every syscall and switch.
+# Those are timed by the kernel (kernel.bpf_stats_enabled, the sum of every
+# program the tool holds) in PROG_ROUNDS (2) more runs of lp and serve,
+# outside the timed rounds: the accounting adds two clock reads per program
+# run, so this part is a little high.
+PROGS_FILE=$TMP/progs.tsv	# variant round bpf_pct (% of one CPU)
+: >"$PROGS_FILE"
+if [[ " $VARIANTS " == *" lp "* || " $VARIANTS " == *" serve "* ]] && bpf_stats_on; then
+	trap 'bpf_stats_off; stop_all 2>/dev/null; cleanup' EXIT
+	for ((r = 0; r < ${PROG_ROUNDS:-2}; r++)); do
+		for v in lp serve; do
+			[[ " $VARIANTS " == *" $v "* ]] &&
+				RUNS=$TMP/progs_runs.tsv PROGS=$PROGS_FILE run "$v" "$r"
+		done
+	done
+	bpf_stats_off
+fi
 
 # summary: per variant min/median/max requests/s, the throughput loss (the
 # median over rounds of 1 - variant / base of the same round), median p99
@@ -277,6 +304,22 @@ summary()
 				printf "\n"
 			}
 		}' "$TMP/sum.tsv"
+	if [ -s "$PROGS_FILE" ]; then
+		echo
+		echo "own CPU, % of one CPU during the wrk run: the process (its user+sys, the timed"
+		echo "rounds), its BPF programs (run time by kernel.bpf_stats_enabled, ${PROG_ROUNDS:-2} extra"
+		echo "runs, median) and the total; the programs' time is also in nginx_cpu"
+		for v in lp serve; do
+			grep -q "^$v	" "$PROGS_FILE" || continue
+			awk -F'\t' -v v="$v" -v d="$DURATION" '$1 == v && $5 >= 0 { print $5 / d * 100 }' \
+				"$RUNS" | sort -n >"$TMP/own.p"
+			awk -F'\t' -v v="$v" '$1 == v { print $3 }' "$PROGS_FILE" | sort -n >"$TMP/own.b"
+			paste -d' ' <(awk '{ a[NR] = $1 } END { print a[1], a[int((NR + 1) / 2)], a[NR] }' \
+				"$TMP/own.p") <(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' "$TMP/own.b") |
+				awk -v v="$v" '{ printf "own_cpu %-6s process %5.2f%% (%.2f-%.2f)  bpf %5.2f%%  total %5.2f%% (%.2f-%.2f)\n",
+					v, $2, $1, $3, $4, $2 + $4, $1 + $4, $3 + $4 }'
+		done
+	fi
 	# The worker should be busy all the time; below 90% (perf trace
 	# aside, which takes a third of the CPU) it was not the bottleneck, or
 	# something else ran on its CPU.
