@@ -269,6 +269,13 @@ static int handle_event(struct collect *c, void *data, size_t size)
 			tree_exit(c, pe);
 		if (size >= sizeof(*pe) && c->mode_syscall)
 			collect_sys_exited(c, e->pid, e->comm, pe->sys_used);
+		/*
+		 * its times are never read again (a request's are taken at
+		 * its end): without this, churn filled proc_times for good.
+		 * A new process that took the pid meanwhile restarts its own.
+		 */
+		if (c->requests)
+			bpf_map_delete_elem(bpf_map__fd(c->skel->maps.proc_times), &e->pid);
 		break;
 	}
 	return 0;
@@ -531,7 +538,9 @@ static int configure_track(struct collect *c, const struct collect_opts *o)
 	err = bpf_map__set_max_entries(s->maps.conns, o->requests ? 65536 : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.proc_times,
-					       o->requests ? debug_max_entries(o->max_procs) : 1);
+					       !o->requests ? 1 :
+					       collect_debug_lose("proc_times") ? 1 :
+					       debug_max_entries(o->max_procs));
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.fdstats, fds ? 65536 : 1);
 	if (!err)
@@ -1314,7 +1323,9 @@ void collect_detach(struct collect *c)
  * provoked from outside happen, for the tests that check it is counted:
  * "stats" (the kernel's counters cannot be read), "stacks" (the stack map
  * loses its entries before the profile is built), "switch_in" (sched_switch
- * never ends an off-CPU interval: each is lost, lost.offcpu_unmatched).
+ * never ends an off-CPU interval: each is lost, lost.offcpu_unmatched),
+ * "proc_times" (--requests keeps one process's times: the others' are
+ * lost, lost.process_times_dropped_map_full).
  */
 bool collect_debug_lose(const char *what)
 {

@@ -21,8 +21,11 @@
 # "[unattributed]" (a pseudo pid from 2^30).
 # Ground truth: strace -f -c counting the getppid calls of the same command
 # (the shell makes some of its own).
-# With --requests, the per-process times map of 4 entries and a shell that
-# runs ls 8 times: lost.process_times_dropped_map_full > 0.
+# With --requests and LATPROF_DEBUG_LOSE=proc_times (a per-process times
+# map of one entry), a shell running ls: lost.process_times_dropped_map_full
+# > 0; with every map of 4 entries, the shell running 8 ls and 8 sleeps one
+# after another (the sleeps let the exits be read): 0, an exited process's
+# entry is deleted (before, the fourth process found the map full for good).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture sys_count
@@ -82,10 +85,15 @@ info "getppid: strace counted ${made:-?}, the 4-entry profile ${got:-?} (${unatt
 	fail "inconclusive: the 4-entry statistics map never filled (unattributed ${unattr:-0}, map_full ${full:-0})"
 [ -n "$made" ] && [ "$got" = "$made" ] ||
 	fail "the getppid calls are not all counted with a full statistics map: ${got:-none} in the profile, ${made:-?} made (strace)"
-# --requests keeps each process's times in proc_times (4 entries here): the
-# shell's ls children past the fourth find it full, and that is counted
-LATPROF_DEBUG_MAX_ENTRIES=4 record_or_fail times --requests -- sh -c 'for i in 1 2 3 4 5 6 7 8; do ls / >/dev/null; done'
+# --requests keeps each live process's times in proc_times: with one
+# entry, the shell's ls finds it full, and that is counted; processes that
+# come and go one at a time give their entry back at exit
+LATPROF_DEBUG_LOSE=proc_times record_or_fail times --requests -- sh -c 'ls / >/dev/null; ls / >/dev/null'
 ptimes=$(profile_meta "$WORKDIR/times.pb.gz" | sed -n 's/^lost\.process_times_dropped_map_full=//p')
 [ "${ptimes:-0}" -gt 0 ] ||
-	fail "--requests with a 4-entry proc_times and 9 processes: lost.process_times_dropped_map_full is '${ptimes:-absent}'"
-pass "$n_tiny map-full drops counted and reported (normal maps: $n_normal); with the statistics map full, all $made getppid calls counted ($unattr unattributed); $ptimes process times dropped (4-entry proc_times)"
+	fail "--requests with a 1-entry proc_times and 3 processes: lost.process_times_dropped_map_full is '${ptimes:-absent}'"
+LATPROF_DEBUG_MAX_ENTRIES=4 record_or_fail seq --requests -- sh -c 'for i in 1 2 3 4 5 6 7 8; do ls / >/dev/null; sleep 0.3; done'
+seq=$(profile_meta "$WORKDIR/seq.pb.gz" | sed -n 's/^lost\.process_times_dropped_map_full=//p')
+[ "${seq:-0}" = 0 ] ||
+	fail "--requests with a 4-entry proc_times and 17 processes one after another: lost.process_times_dropped_map_full is $seq (exited processes' entries not deleted)"
+pass "$n_tiny map-full drops counted and reported (normal maps: $n_normal); with the statistics map full, all $made getppid calls counted ($unattr unattributed); $ptimes process times dropped with a 1-entry proc_times, 0 with 17 processes one after another in 4 entries"
