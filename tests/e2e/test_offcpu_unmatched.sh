@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # An off-CPU interval whose switch-in is never seen is counted
 # (lost.offcpu_unmatched), not silently dropped (issue 30). On a loaded
-# machine a sched_switch the hook did not run for happened about once in
-# 60-100 runs; the hidden LATPROF_DEBUG_LOSE=switch_in (src/collect.c) makes
+# machine the kernel sometimes fires no sched_switch for a switch back
+# (docs/troubleshooting.md, "Off-CPU intervals lost"); the hidden LATPROF_DEBUG_LOSE=switch_in (src/collect.c) makes
 # the switch-in hook ignore every interval, so each one is left open.
 # Workload: a python3 that sleeps 20 x 30 ms (each sleep is one blocked
 # interval, its clock_nanosleep exit finds it open).
 # Ground truth: the sleeps themselves, 20 of 30 ms: the normal run charges
 # >= 0.5 s off-CPU to the process; the lossy run charges none of it and
-# counts >= 20 unmatched intervals, which the report lists.
+# counts >= 20 unmatched intervals, which the report lists; the normal
+# run counts at most 2 (the kernel's own misses, 0-2 in a far busier run).
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_tools /usr/bin/python3
@@ -40,6 +41,7 @@ n=$(meta "$WORKDIR/lossy.pb.gz" lost.offcpu_unmatched)
 info "off-CPU of python3: normal $normal ns ($n_normal unmatched), lossy $lossy ns ($n unmatched)"
 [ "$normal" -ge 500000000 ] || fail "the normal run charges $normal ns off-CPU, expected >= 0.5 s of 20 x 30 ms sleeps"
 [ "$lossy" -lt 50000000 ] || fail "the lossy run still charges $lossy ns off-CPU: the fault switch did not act"
+[ "$n_normal" -le 2 ] || fail "the normal run counts $n_normal unmatched intervals, expected at most 2 (a hook that misses switch-ins)"
 [ "$n" -ge 20 ] || fail "lost.offcpu_unmatched is $n with every switch-in ignored, expected >= 20 (one per sleep)"
 lp_report "$WORKDIR/lossy.pb.gz" "$WORKDIR/lossy.report" ||
 	{ diag_file "report stderr" "$WORKDIR/lossy.report.err"; fail "report of the lossy run failed"; }
