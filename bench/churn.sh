@@ -23,7 +23,9 @@
 #
 # Usage: bench/churn.sh [-r ROUNDS] [-n LOOPS[,LOOPS...]] [-d SECONDS] [-o FILE]
 #        (LATPROF, PERF, SYSCOUNT, CURL and PORT may be set in the
-#        environment; BENCH_VARIANTS="lp perf" runs only the variants named)
+#        environment; BENCH_VARIANTS="lp perf" runs only the variants named;
+#        CHURN_PY=INTERPRETER runs LOOPS idle-ish Python processes instead
+#        of the shell loops: what many processes of one interpreter cost)
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -249,7 +251,11 @@ vstat()
 summary()
 {
 	local n v
-	echo "# churn: LOOPS shell loops, each running /bin/sleep 0.01 back to back, started"
+	if [ -n "${CHURN_PY:-}" ]; then
+		echo "# no churn: LOOPS processes of $CHURN_PY, each asleep in 50 ms steps, started"
+	else
+		echo "# churn: LOOPS shell loops, each running /bin/sleep 0.01 back to back, started"
+	fi
 	echo "#   ${SETTLE} s before the tool and killed after it; $ROUNDS rounds, $(nproc) CPUs, $(uname -r)"
 	echo "# lp = latprof record -a -d $DURATION -q; perf = perf record -a -g -- sleep $DURATION;"
 	echo "#   syscount = syscount -L -d $DURATION; serve = a fresh latprof serve -a, one pull of"

@@ -404,6 +404,8 @@ PY
 # churn_start LOOPS: LOOPS shell loops running /bin/sleep 0.01 back to back,
 # in a session and process group of their own, led by CHURN (CHURN_JOB: the
 # job), ending by themselves after CHURN_MAX s; then SETTLE s. Needs TMP.
+# With CHURN_PY=INTERPRETER, LOOPS long-lived Python processes instead, each
+# waking every 50 ms (idle-ish services: many processes, no churn).
 churn_start()
 {
 	local i
@@ -411,9 +413,16 @@ churn_start()
 	setsid bash -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1"
 		end=$((SECONDS + $3))
 		for ((i = 0; i < $2; i++)); do
-			( while [ $SECONDS -lt $end ]; do /bin/sleep 0.01; done ) &
+			if [ -n "$4" ]; then
+				"$4" -c "import time
+end = time.time() + $3
+while time.time() < end:
+    time.sleep(0.05)" &
+			else
+				( while [ $SECONDS -lt $end ]; do /bin/sleep 0.01; done ) &
+			fi
 		done
-		wait' churn "$TMP/churn.pid" "$1" "$CHURN_MAX" </dev/null >/dev/null 2>&1 &
+		wait' churn "$TMP/churn.pid" "$1" "$CHURN_MAX" "${CHURN_PY:-}" </dev/null >/dev/null 2>&1 &
 	CHURN_JOB=$!
 	for ((i = 0; i < 100; i++)); do
 		[ -s "$TMP/churn.pid" ] && break
@@ -421,6 +430,11 @@ churn_start()
 	done
 	CHURN=$(cat "$TMP/churn.pid" 2>/dev/null)
 	[ -n "$CHURN" ] || die "the churn did not start"
+	# the interpreters take a while to start, all of them on 2 CPUs
+	for ((i = 0; i < 500 && ${#CHURN_PY} > 0; i++)); do
+		[ "$(pgrep -g "$CHURN" -c)" -gt "$1" ] && break
+		sleep 0.02
+	done
 	sleep "$SETTLE"
 }
 
