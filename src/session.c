@@ -262,10 +262,11 @@ static void signal_command(struct session *s)
 
 	if (!s->have_child || s->child_status != -1)
 		return;
+	/* the rings are read meanwhile: the command's last events and stacks */
 	for (i = 0; i < 5; i++) {
 		if (waitpid(s->child.pid, &s->child_status, WNOHANG) == s->child.pid)
 			return;
-		usleep(10000);
+		collect_poll(s->col, 10);
 	}
 	kill(s->child.pid, SIGTERM);
 }
