@@ -905,6 +905,43 @@ static int builder_meta(struct builder *b)
 }
 
 /* The value columns of the chosen modes, in a fixed order. */
+/*
+ * Frames in anonymous executable memory, JIT-compiled code: those a perf
+ * map named, and those left "[anon]+0x..." (no map, or none found: a
+ * runtime without --perf-basic-prof, a map gone with its container). Each
+ * CPU sample's frames count once per sample; without CPU samples, each
+ * stack's once.
+ */
+static int builder_jit_meta(struct builder *b, const struct builder_cols *cols)
+{
+	const struct profile *p = b->p;
+	uint64_t all = 0, unnamed = 0, w;
+	size_t i, j;
+	int err;
+
+	for (i = 0; i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+
+		w = cols->samples >= 0 ? (uint64_t)s->values[cols->samples] : 1;
+		for (j = 0; w && j < s->nr_locs; j++) {
+			const struct profile_location *l = profile_location(p, s->locs[j]);
+			const struct profile_mapping *m = l ? profile_mapping(p, l->mapping_id) : NULL;
+			const struct profile_function *f;
+
+			if (!m || strcmp(m->file, "[anon]") || !l->nr_lines)
+				continue;
+			f = profile_function(p, l->lines[0].function_id);
+			all += w;
+			if (!f || !strncmp(f->name, "[anon]+0x", 9))
+				unnamed += w;
+		}
+	}
+	if (!all)
+		return 0;
+	err = profile_set_meta_u64(b->p, "count.jit_frames", all);
+	return err ? err : profile_set_meta_u64(b->p, "lost.jit_frames_unnamed", unnamed);
+}
+
 static int builder_columns(struct builder *b, struct builder_cols *cols)
 {
 	struct profile *p = b->p;
@@ -998,6 +1035,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = pystacks_store(c->py, p);
 	if (!err)
 		err = builder_track(&b);
+	if (!err)
+		err = builder_jit_meta(&b, &cols);
 	collect_free_stacks(c);
 	hashmap_release(&b.mappings);
 	hashmap_release(&b.sys_idx);

@@ -70,6 +70,20 @@ in_range "$(calc "$lat / $read_ns")" 0.80 1.20 ||
 [ "$total" -gt 0 ] && in_range "$(calc "$unnamed / $total")" 0 0.10 ||
 	fail "$unnamed of $total node samples have an unnamed JIT frame"
 
+# the profile counts JIT frames and those left unnamed (issue 30); without
+# --perf-basic-prof there is no map and every one of them is unnamed
+meta() { profile_meta "$1" | awk -v k="$2" 'index($0, k "=") == 1 { v = substr($0, length(k) + 2) } END { print v + 0 }'; }
+jit=$(meta "$prof" count.jit_frames)
+jit_unnamed=$(meta "$prof" lost.jit_frames_unnamed)
+record_or_fail nomap -- node "$script" "$fifo" 0.5
+nomap=$(meta "$WORKDIR/nomap.pb.gz" count.jit_frames)
+nomap_unnamed=$(meta "$WORKDIR/nomap.pb.gz" lost.jit_frames_unnamed)
+info "JIT frames: $jit_unnamed of $jit unnamed; without a perf map $nomap_unnamed of $nomap"
+[ "$jit" -gt 0 ] && [ "$jit_unnamed" -ge "$unnamed" ] && [ "$jit_unnamed" -le "$jit" ] ||
+	fail "count.jit_frames $jit, lost.jit_frames_unnamed $jit_unnamed: expected > 0, and between the $unnamed samples with an unnamed frame and all"
+[ "$nomap" -gt 0 ] && [ "$nomap_unnamed" = "$nomap" ] ||
+	fail "without --perf-basic-prof: lost.jit_frames_unnamed $nomap_unnamed of count.jit_frames $nomap, expected all of them (> 0)"
+
 ns_unnamed=- ns_total=-
 # in a pid namespace (every container is one) node writes /tmp/perf-1.map,
 # its own pid there, and has exited when the profile is symbolized: the map
