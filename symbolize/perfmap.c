@@ -98,14 +98,14 @@ static int perfmap_parse_syms(struct perfmap *m, char *buf, struct strtab *strs)
  * and its root was the host's (node under `unshare --pid` wrote
  * /tmp/perf-1.map, which the host pid's name never found).
  */
-static int read_perfmap_file(int pid, int ns_pid, bool root_ours, char **buf, size_t *len)
+static int read_perfmap_file(int pid, const struct proc_ids *ids, char **buf, size_t *len)
 {
 	char path[64];
 	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", ns_pid);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", ids->ns_pid);
 	fd = proc_root_open(pid, path);
-	if (fd == -ESRCH && root_ours) {
+	if (fd == -ESRCH && ids->root_ours) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		fd = fd < 0 ? -errno : fd;
 	}
@@ -128,14 +128,14 @@ struct perfmap *perfmap_load_text(char *text, struct strtab *strs)
 	return m;
 }
 
-struct perfmap *perfmap_load(int pid, int ns_pid, bool root_ours, struct strtab *strs)
+struct perfmap *perfmap_load(int pid, const struct proc_ids *ids, struct strtab *strs)
 {
 	struct perfmap *m;
 	char *buf = NULL;
 	size_t len = 0, i;
 	int err;
 
-	err = read_perfmap_file(pid, ns_pid, root_ours, &buf, &len);
+	err = read_perfmap_file(pid, ids, &buf, &len);
 	if (err) {
 		errno = -err;
 		return NULL;

@@ -11,20 +11,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct proc_ids;
 struct strtab;
 struct perfmap;
 
 /*
- * Read the map of process @pid, whose pid in its own namespace is @ns_pid
- * (proc_ns_pid(), taken while it lived): /proc/PID/root/tmp/perf-NSPID.map
- * while the process lives (its /tmp may be a container's); once it is gone,
- * /tmp/perf-NSPID.map only if @root_ours (its root was ours: a pid
- * namespace without a root of its own, `unshare --pid`), else nothing
- * (ESRCH). Names are interned in @strs; lines that do not parse (a NUL ends
- * a line) are skipped. Returns the map, or NULL with errno set (ENOENT: no
- * such file or no symbol in it).
+ * Read the map of process @pid, whose ids (proc_ids_read(), taken while it
+ * lived) are @ids: /proc/PID/root/tmp/perf-NSPID.map while the process lives
+ * (its /tmp may be a container's); once it is gone, /tmp/perf-NSPID.map only
+ * if @ids->root_ours (its root was ours: a pid namespace without a root of
+ * its own, `unshare --pid`), else nothing (ESRCH). Names are interned in
+ * @strs; lines that do not parse (a NUL ends a line) are skipped. Returns
+ * the map, or NULL with errno set (ENOENT: no such file or no symbol in it).
  */
-struct perfmap *perfmap_load(int pid, int ns_pid, bool root_ours, struct strtab *strs);
+struct perfmap *perfmap_load(int pid, const struct proc_ids *ids, struct strtab *strs);
 
 /*
  * The same from the text of a map file in @text (NUL-terminated; lines are

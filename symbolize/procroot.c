@@ -6,9 +6,9 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -49,27 +49,15 @@ int proc_root_open(int pid, const char *path)
 	return fd;
 }
 
-int proc_ns_pid(int pid)
+/* The value of the status line "\nNAME\t..." in @status, NULL if none. */
+static char *status_field(char *status, const char *name)
 {
-	char path[32], *buf = NULL, *line, *last;
-	int ns = pid;
+	char *line = strstr(status, name);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (read_file(path, &buf, NULL))
-		return pid;
-	/* "NSpid:\t4242\t7": the last field is the innermost namespace's */
-	line = strstr(buf, "\nNSpid:");
-	if (line) {
-		line[strcspn(line + 1, "\n") + 1] = 0;
-		last = strrchr(line, '\t');
-		if (last && atoi(last + 1) > 0)
-			ns = atoi(last + 1);
-	}
-	free(buf);
-	return ns;
+	return line ? line + strlen(name) : NULL;
 }
 
-bool proc_root_is_ours(int pid)
+static bool proc_root_is_ours(int pid)
 {
 	struct stat ours, theirs;
 	char root[32];
@@ -77,4 +65,28 @@ bool proc_root_is_ours(int pid)
 	snprintf(root, sizeof(root), "/proc/%d/root", pid);
 	return !stat("/", &ours) && !stat(root, &theirs) && ours.st_dev == theirs.st_dev &&
 	       ours.st_ino == theirs.st_ino;
+}
+
+int proc_ids_read(struct proc_ids *ids, int pid)
+{
+	char path[32], *buf = NULL, *v, *last;
+	int err, ns;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	err = read_file(path, &buf, NULL);
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	/* "NSpid:\t4242\t7": the last field is the innermost namespace's */
+	ids->ns_pid = pid;
+	v = status_field(buf, "\nNSpid:");
+	if (v) {
+		v[strcspn(v, "\n")] = '\0';
+		last = strrchr(v, '\t');
+		ns = last ? atoi(last + 1) : 0;
+		if (ns > 0)
+			ids->ns_pid = ns;
+	}
+	free(buf);
+	ids->root_ours = proc_root_is_ours(pid);
+	return 0;
 }

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Files seen through a process's eyes: paths resolved inside its root
- * directory (/proc/PID/root), where a symlink cannot lead out of it, and its
- * pid in its own pid namespace. Private to symbolize/.
+ * directory (/proc/PID/root), where a symlink cannot lead out of it, and who
+ * it is: its pid in its own pid namespace, whether its root is ours.
+ * Private to symbolize/.
  */
 #ifndef LATPROF_SYMBOLIZE_PROCROOT_H
 #define LATPROF_SYMBOLIZE_PROCROOT_H
 
 #include <stdbool.h>
+
+/* What finds a process's files once it is gone. */
+struct proc_ids {
+	int ns_pid;		/* its pid in its own (innermost) pid namespace */
+	bool root_ours;		/* its root is ours (same device and inode as "/") */
+};
 
 /*
  * Open @path read-only below directory @rootfd as if @rootfd were "/":
@@ -30,10 +37,11 @@ bool root_open_supported(void);
  */
 int proc_root_open(int pid, const char *path);
 
-/* The pid of @pid in its own (innermost) pid namespace, @pid if unknown. */
-int proc_ns_pid(int pid);
-
-/* Is the root of process @pid ours (same device and inode as "/")? false if unknown. */
-bool proc_root_is_ours(int pid);
+/*
+ * Read the ids of process @pid into @ids: its pid in its own namespace from
+ * /proc/PID/status (@pid without NSpid), and whether its root is ours (false
+ * if that cannot be looked at). Returns 0 or -errno (ESRCH: no such process).
+ */
+int proc_ids_read(struct proc_ids *ids, int pid);
 
 #endif

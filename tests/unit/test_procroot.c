@@ -39,6 +39,7 @@ static char *read_at(int rootfd, const char *path, int *err)
 int main(void)
 {
 	char root[] = "/tmp/latprof-procroot-XXXXXX", path[256];
+	struct proc_ids ids;
 	char *buf;
 	int rootfd, err;
 
@@ -85,7 +86,11 @@ int main(void)
 	if (err >= 0)
 		close(err);
 	CHECK(proc_root_open(999999999, "/etc/passwd") == -ESRCH);
-	CHECK(proc_ns_pid(getpid()) > 0);
+
+	/* who we are: our pid in our namespace, our root */
+	CHECK(proc_ids_read(&ids, getpid()) == 0);
+	CHECK(ids.ns_pid > 0 && ids.root_ours);
+	CHECK(proc_ids_read(&ids, 999999999) == -ESRCH);
 
 	close(rootfd);
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
