@@ -724,6 +724,24 @@ static uint64_t builder_modules_refused(struct builder *b, const struct proc_ima
 	return proc_image_modules_refused(img);
 }
 
+/*
+ * Why the perf map of @img was not trusted (its JIT frames stay
+ * [anon]+0x...), said once per image with -v. With its name: the image of
+ * an exec generation can refuse a map the next one reads (setpriv, still
+ * root, refuses the map of the program it runs as nobody).
+ */
+static void builder_perfmap_refused(const struct proc_image *img)
+{
+	int why = img->sym ? sym_process_perfmap_refused(img->sym) : 0;
+
+	if (!why)
+		return;
+	pr_debug("pid %d (%.16s): perf map refused: %s", img->pid, img->comm,
+		 why == -EPERM ? "owned by neither the process's user nor root" :
+		 why == -ELOOP ? "a symbolic link" :
+		 why == -EINVAL ? "not a regular file" : strerror(-why));
+}
+
 /* proc.PID.* metadata: unwinding mode and stack quality of each process. */
 /*
  * How the stacks of an exited process past the first COLLECT_UNWIND_KEPT
@@ -779,6 +797,7 @@ static int builder_proc_meta(struct builder *b)
 			snprintf(key, sizeof(key), "proc.%d.comm", img->pid);
 			err = profile_set_meta(b->p, key, img->comm);
 		}
+		builder_perfmap_refused(img);
 		snprintf(key, sizeof(key), "proc.%d.modules_refused", img->pid);
 		if (!err && refused)
 			err = profile_set_meta_u64(b->p, key, profile_get_meta_u64(b->p, key) +

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "src/strtab.h"
 #include "src/util.h"
@@ -19,6 +21,8 @@
 
 /* A perf map larger than this is refused: the target writes it, we read it. */
 #define PERFMAP_MAX_BYTES (256u << 20)
+/* Beside O_RDONLY: a symlink is not followed, a FIFO does not block the open. */
+#define PERFMAP_OPEN_FLAGS (O_NOFOLLOW | O_NONBLOCK)
 
 struct perfmap_sym {
 	uint64_t start;
@@ -92,6 +96,28 @@ static int perfmap_parse_syms(struct perfmap *m, char *buf, struct strtab *strs)
 }
 
 /*
+ * Any user can create /tmp/perf-PID.map for a pid not theirs, and we read it
+ * as root: trust only a regular file (not a FIFO to block on, not a device)
+ * owned by the process's user or root. perf checks the owner too, against
+ * the user running it, so as root it reads root's maps only. In a
+ * container's root the rule is the same and as easy: fstat() gives the
+ * file's owner and /proc/PID/status the process's uid both as our user
+ * namespace maps them.
+ */
+static int perfmap_check(int fd, uid_t uid)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_uid != uid && st.st_uid != 0)
+		return -EPERM;
+	return 0;
+}
+
+/*
  * The JIT writes /tmp/perf-PID.map in its own root with its own pid, which
  * in a container is not ours for it. Read it there, never following a
  * symlink out of that root; the host's /tmp only when the process is gone
@@ -101,15 +127,22 @@ static int perfmap_parse_syms(struct perfmap *m, char *buf, struct strtab *strs)
 static int read_perfmap_file(int pid, const struct proc_ids *ids, char **buf, size_t *len)
 {
 	char path[64];
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", ids->ns_pid);
-	fd = proc_root_open(pid, path);
+	fd = proc_root_open(pid, path, PERFMAP_OPEN_FLAGS);
 	if (fd == -ESRCH && ids->root_ours) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC | PERFMAP_OPEN_FLAGS);
 		fd = fd < 0 ? -errno : fd;
 	}
-	return fd < 0 ? fd : read_fd(fd, PERFMAP_MAX_BYTES, buf, len);
+	if (fd < 0)
+		return fd;
+	err = perfmap_check(fd, ids->uid);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return read_fd(fd, PERFMAP_MAX_BYTES, buf, len);
 }
 
 struct perfmap *perfmap_load_text(char *text, struct strtab *strs)

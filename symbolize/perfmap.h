@@ -20,9 +20,13 @@ struct perfmap;
  * lived) are @ids: /proc/PID/root/tmp/perf-NSPID.map while the process lives
  * (its /tmp may be a container's); once it is gone, /tmp/perf-NSPID.map only
  * if @ids->root_ours (its root was ours: a pid namespace without a root of
- * its own, `unshare --pid`), else nothing (ESRCH). Names are interned in
- * @strs; lines that do not parse (a NUL ends a line) are skipped. Returns
- * the map, or NULL with errno set (ENOENT: no such file or no symbol in it).
+ * its own, `unshare --pid`), else nothing (ESRCH). Either file is read only
+ * if it is a regular file, not a symlink, owned by @ids->uid or root.
+ * Names are interned in @strs; lines that do not parse (a NUL ends a line)
+ * are skipped. Returns the map, or NULL with errno set: ENOENT (no such
+ * file or no symbol in it), and for a file refused, EPERM (another owner),
+ * ELOOP (a symlink), EINVAL (not a regular file: a FIFO, a device), EFBIG
+ * (over 256 MiB).
  */
 struct perfmap *perfmap_load(int pid, const struct proc_ids *ids, struct strtab *strs);
 

@@ -14,10 +14,10 @@
 
 #include "src/util.h"
 
-int root_open(int rootfd, const char *path)
+int root_open(int rootfd, const char *path, int flags)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC,
+		.flags = O_RDONLY | O_CLOEXEC | flags,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
@@ -35,7 +35,7 @@ bool root_open_supported(void)
 	return fd >= 0 || errno != ENOSYS;
 }
 
-int proc_root_open(int pid, const char *path)
+int proc_root_open(int pid, const char *path, int flags)
 {
 	char root[32];
 	int rootfd, fd;
@@ -44,7 +44,7 @@ int proc_root_open(int pid, const char *path)
 	rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return -ESRCH;
-	fd = root_open(rootfd, path);
+	fd = root_open(rootfd, path, flags);
 	close(rootfd);
 	return fd;
 }
@@ -70,12 +70,16 @@ static bool proc_root_is_ours(int pid)
 int proc_ids_read(struct proc_ids *ids, int pid)
 {
 	char path[32], *buf = NULL, *v, *last;
+	unsigned int eff;
 	int err, ns;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	err = read_file(path, &buf, NULL);
 	if (err)
 		return err == -ENOENT ? -ESRCH : err;
+	/* "Uid:\t1000\t1000\t1000\t1000": real, effective, saved, filesystem */
+	v = status_field(buf, "\nUid:");
+	ids->uid = v && sscanf(v, "%*u %u", &eff) == 1 ? eff : PROC_UID_UNKNOWN;
 	/* "NSpid:\t4242\t7": the last field is the innermost namespace's */
 	ids->ns_pid = pid;
 	v = status_field(buf, "\nNSpid:");

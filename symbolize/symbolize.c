@@ -55,6 +55,7 @@ struct sym_process {
 	struct { struct proc_map *items; size_t nr, alloc; } maps;	/* sorted by start */
 	struct perfmap *jit;	/* perf-PID.map, read on first need */
 	bool jit_tried;
+	int jit_refused;	/* why that map was refused, -errno; 0: it was not */
 	struct proc_ids ids;	/* what finds that map, read before its maps */
 	struct unwinder *unw;	/* DWARF unwinder, made on first need */
 	bool unw_tried;
@@ -245,7 +246,7 @@ static int open_mapped_file(int pid, const struct maps_line *ml, const char *pat
 	if (fd < 0 && exe && !strcmp(exe, ml->path))
 		fd = open_owned(proc_path(pid, "exe", ""));
 	if (fd < 0 && !deleted) {
-		fd = proc_root_open(pid, path);
+		fd = proc_root_open(pid, path, 0);
 		if (fd == -ESRCH)
 			fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
@@ -619,6 +620,9 @@ static int process_jit_frames(struct symbolizer *s, struct sym_process *p, uint6
 		p->jit = perfmap_load(p->pid, &p->ids, s->strs);
 		if (!p->jit && errno == ENOMEM)
 			return -ENOMEM;
+		/* none written (or in a root that is gone) is no refusal */
+		if (!p->jit && errno != ENOENT && errno != ESRCH)
+			p->jit_refused = -errno;
 	}
 	if (!p->jit || !perfmap_lookup(p->jit, addr - is_return, &name, &start))
 		return 0;
@@ -815,6 +819,11 @@ static struct unwinder *process_unwinder(struct symbolizer *s, struct sym_proces
 size_t sym_process_modules_refused(const struct sym_process *p)
 {
 	return p->modules_refused + (p->unw ? unwinder_nr_refused(p->unw) : p->unw_refused);
+}
+
+int sym_process_perfmap_refused(const struct sym_process *p)
+{
+	return p->jit_refused;
 }
 
 void sym_process_trim(struct sym_process *p)

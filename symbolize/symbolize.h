@@ -136,6 +136,16 @@ uint64_t sym_process_maps_digest(const struct sym_process *p);
 size_t sym_process_modules_refused(const struct sym_process *p);
 
 /*
+ * Why the perf map of snapshot @p was refused once a lookup tried it (the
+ * first address in anonymous memory): -EPERM (owned by neither the process's
+ * user nor root: anyone can create /tmp/perf-PID.map), -ELOOP (a symlink),
+ * -EINVAL (not a regular file: a FIFO, a device), -EFBIG (over 256 MiB) or
+ * the -errno of a failed read. 0 when it was read, none was written, or it
+ * was not tried. Its JIT frames stay "[anon]+0xOFFSET". Cannot fail.
+ */
+int sym_process_perfmap_refused(const struct sym_process *p);
+
+/*
  * Processes that hold an unwinder at once (each maps every file of its
  * process): past it, the least recently used is trimmed (sym_process_trim).
  */

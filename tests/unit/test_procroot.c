@@ -30,7 +30,7 @@ static void put(const char *path, const char *text)
 static char *read_at(int rootfd, const char *path, int *err)
 {
 	char *buf = NULL;
-	int fd = root_open(rootfd, path);
+	int fd = root_open(rootfd, path, 0);
 
 	*err = fd < 0 ? fd : read_fd(fd, 1 << 20, &buf, NULL);
 	return *err ? NULL : buf;
@@ -46,7 +46,7 @@ int main(void)
 	if (!root_open_supported()) {
 		/* root_open refuses everything then; proc_root_open says -ENOSYS */
 		fprintf(stderr, "skip: no openat2 (Linux < 5.6, or valgrind 3.19)\n");
-		CHECK(proc_root_open(getpid(), "/etc/passwd") == -ENOSYS);
+		CHECK(proc_root_open(getpid(), "/etc/passwd", 0) == -ENOSYS);
 		return check_exit();
 	}
 	CHECK(mkdtemp(root) != NULL);
@@ -78,18 +78,25 @@ int main(void)
 	free(buf);
 
 	/* read_fd's bound */
-	CHECK(read_fd(root_open(rootfd, "/etc/passwd"), 3, &buf, NULL) == -EFBIG);
+	CHECK(read_fd(root_open(rootfd, "/etc/passwd", 0), 3, &buf, NULL) == -EFBIG);
+
+	/* with O_NOFOLLOW (perf maps) a symlink is not followed, even inside */
+	CHECK(root_open(rootfd, "/tmp/perf-1.map", O_NOFOLLOW) == -ELOOP);
+	err = root_open(rootfd, "/etc/passwd", O_NOFOLLOW | O_NONBLOCK);
+	CHECK(err >= 0);
+	if (err >= 0)
+		close(err);
 
 	/* our own root is "/" */
-	err = proc_root_open(getpid(), "/proc/self/status");
+	err = proc_root_open(getpid(), "/proc/self/status", 0);
 	CHECK(err == -ELOOP || err == -EXDEV || err >= 0);	/* a magic link: refused or not */
 	if (err >= 0)
 		close(err);
-	CHECK(proc_root_open(999999999, "/etc/passwd") == -ESRCH);
+	CHECK(proc_root_open(999999999, "/etc/passwd", 0) == -ESRCH);
 
-	/* who we are: our pid in our namespace, our root */
+	/* who we are: our pid in our namespace, our user, our root */
 	CHECK(proc_ids_read(&ids, getpid()) == 0);
-	CHECK(ids.ns_pid > 0 && ids.root_ours);
+	CHECK(ids.ns_pid > 0 && ids.uid == geteuid() && ids.root_ours);
 	CHECK(proc_ids_read(&ids, 999999999) == -ESRCH);
 
 	close(rootfd);
