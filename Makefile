@@ -95,7 +95,7 @@ FIXTURE_BINS += $(DBG_HOT_VARIANTS)
 FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
 FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
-.PHONY: all setup browser-deps demo model-demo docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run \
+.PHONY: all setup browser-deps demo model-demo model-doc docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run \
 	check-fuzz check-valgrind check-kernels
 all: $(PROG)
 
@@ -374,6 +374,12 @@ model-demo: latprof
 		-o $(BUILD)/model/serve-latency.svg
 	./latprof timeline $(BUILD)/model/serve.pb.gz -o $(BUILD)/model/serve-timeline.svg
 	@echo "latency flame graph: $(BUILD)/model/serve-latency.svg, timeline: $(BUILD)/model/serve-timeline.svg"
+
+# docs/model-serving.md's blocks of real output rewritten from a fresh run of the
+# model demo and of load_model.py (examples/model_server/doc.sh; root, ~20 s).
+# tests/e2e/test_model_doc.sh fails when the committed doc no longer matches.
+model-doc: latprof
+	WORK=$(BUILD)/model PORT=18000 BACKEND_PORT=18001 examples/model_server/doc.sh
 
 # The pictures in README.md and docs/: real recordings drawn by latprof,
 # rendered to PNG by headless chromium (needs root and make setup).
