@@ -408,7 +408,7 @@ PY
 # waking every 50 ms (idle-ish services: many processes, no churn).
 churn_start()
 {
-	local i
+	local i CHURN_PY=${CHURN_PY:-}
 	rm -f "$TMP/churn.pid"
 	setsid bash -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1"
 		end=$((SECONDS + $3))
@@ -431,8 +431,9 @@ while time.time() < end:
 	CHURN=$(cat "$TMP/churn.pid" 2>/dev/null)
 	[ -n "$CHURN" ] || die "the churn did not start"
 	# the interpreters take a while to start, all of them on 2 CPUs
+	# (each counted once it runs the interpreter: pgrep -x by its name)
 	for ((i = 0; i < 500 && ${#CHURN_PY} > 0; i++)); do
-		[ "$(pgrep -g "$CHURN" -c)" -gt "$1" ] && break
+		[ "$(pgrep -g "$CHURN" -c -x "$(basename "$CHURN_PY" | cut -c1-15)")" -ge "$1" ] && break
 		sleep 0.02
 	done
 	sleep "$SETTLE"

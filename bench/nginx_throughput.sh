@@ -314,6 +314,7 @@ summary()
 			awk -F'\t' -v v="$v" -v d="$DURATION" '$1 == v && $5 >= 0 { print $5 / d * 100 }' \
 				"$RUNS" | sort -n >"$TMP/own.p"
 			awk -F'\t' -v v="$v" '$1 == v { print $3 }' "$PROGS_FILE" | sort -n >"$TMP/own.b"
+			[ -s "$TMP/own.p" ] && [ -s "$TMP/own.b" ] || continue
 			paste -d' ' <(awk '{ a[NR] = $1 } END { print a[1], a[int((NR + 1) / 2)], a[NR] }' \
 				"$TMP/own.p") <(awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }' "$TMP/own.b") |
 				awk -v v="$v" '{ printf "own_cpu %-6s process %5.2f%% (%.2f-%.2f)  bpf %5.2f%%  total %5.2f%% (%.2f-%.2f)\n",

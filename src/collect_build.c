@@ -923,13 +923,13 @@ static int builder_meta(struct builder *b)
 	return err;
 }
 
-/* The value columns of the chosen modes, in a fixed order. */
 /*
  * Frames in anonymous executable memory, JIT-compiled code: those a perf
  * map named, and those left "[anon]+0x..." (no map, or none found: a
  * runtime without --perf-basic-prof, a map gone with its container). Each
  * CPU sample's frames count once per sample; without CPU samples, each
- * stack's once.
+ * stack's once. Not a lost.* counter: the frames are in the profile, only
+ * unnamed (the report says so apart).
  */
 static int builder_jit_meta(struct builder *b, const struct builder_cols *cols)
 {
@@ -958,9 +958,10 @@ static int builder_jit_meta(struct builder *b, const struct builder_cols *cols)
 	if (!all)
 		return 0;
 	err = profile_set_meta_u64(b->p, "count.jit_frames", all);
-	return err ? err : profile_set_meta_u64(b->p, "lost.jit_frames_unnamed", unnamed);
+	return err ? err : profile_set_meta_u64(b->p, "count.jit_frames_unnamed", unnamed);
 }
 
+/* The value columns of the chosen modes, in a fixed order. */
 static int builder_columns(struct builder *b, struct builder_cols *cols)
 {
 	struct profile *p = b->p;

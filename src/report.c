@@ -328,6 +328,11 @@ static void print_losses(FILE *out, const struct report_opts *o, const struct pr
 			"  the result is partial: the events counted above are missing from it\n");
 	else if (!unread)
 		fprintf(out, "  none: every sample was recorded with its stacks\n");
+	/* recorded, but not named: no perf map for that JIT code */
+	if (profile_get_meta_u64(p, "count.jit_frames_unnamed"))
+		fprintf(out, "  JIT frames unnamed (no perf map entry, shown [anon]+0x...): %" PRIu64
+			" of %" PRIu64 "\n", profile_get_meta_u64(p, "count.jit_frames_unnamed"),
+			profile_get_meta_u64(p, "count.jit_frames"));
 }
 
 int report_profile(FILE *out, struct report_opts *o, const struct profile *p, const char *path)

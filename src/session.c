@@ -258,15 +258,19 @@ int session_run(struct session *s, const struct session_loop *l)
  */
 static void signal_command(struct session *s)
 {
-	int i;
+	uint64_t end, t;
 
 	if (!s->have_child || s->child_status != -1)
 		return;
-	/* the rings are read meanwhile: the command's last events and stacks */
-	for (i = 0; i < 5; i++) {
+	/* the rings are read meanwhile (the command's last events and stacks), for 50 ms in all */
+	end = now_ns() + 50 * 1000000ULL;
+	for (;;) {
 		if (waitpid(s->child.pid, &s->child_status, WNOHANG) == s->child.pid)
 			return;
-		collect_poll(s->col, 10);
+		t = now_ns();
+		if (t >= end)
+			break;
+		collect_poll(s->col, (end - t) / 1000000 < 10 ? (int)((end - t) / 1000000) + 1 : 10);
 	}
 	kill(s->child.pid, SIGTERM);
 }

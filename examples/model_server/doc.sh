@@ -86,7 +86,7 @@ block() {
 	[[ $spec == *:* ]] && secs=${spec#*: }
 	case "${w[0]} ${w[1]:-}" in
 	"serve load.py")
-		grep '^load ' "$WORK/serve.out" ;;
+		grep '^load ' "$WORK/serve.out" || die "no load lines in $WORK/serve.out" ;;
 	"load record")
 		echo "\$ sudo ./latprof ${record[*]}"
 		cat "$WORK/load.out" ;;

@@ -74,15 +74,18 @@ in_range "$(calc "$lat / $read_ns")" 0.80 1.20 ||
 # --perf-basic-prof there is no map and every one of them is unnamed
 meta() { profile_meta "$1" | awk -v k="$2" 'index($0, k "=") == 1 { v = substr($0, length(k) + 2) } END { print v + 0 }'; }
 jit=$(meta "$prof" count.jit_frames)
-jit_unnamed=$(meta "$prof" lost.jit_frames_unnamed)
+jit_unnamed=$(meta "$prof" count.jit_frames_unnamed)
 record_or_fail nomap -- node "$script" "$fifo" 0.5
 nomap=$(meta "$WORKDIR/nomap.pb.gz" count.jit_frames)
-nomap_unnamed=$(meta "$WORKDIR/nomap.pb.gz" lost.jit_frames_unnamed)
+nomap_unnamed=$(meta "$WORKDIR/nomap.pb.gz" count.jit_frames_unnamed)
 info "JIT frames: $jit_unnamed of $jit unnamed; without a perf map $nomap_unnamed of $nomap"
 [ "$jit" -gt 0 ] && [ "$jit_unnamed" -ge "$unnamed" ] && [ "$jit_unnamed" -le "$jit" ] ||
-	fail "count.jit_frames $jit, lost.jit_frames_unnamed $jit_unnamed: expected > 0, and between the $unnamed samples with an unnamed frame and all"
+	fail "count.jit_frames $jit, count.jit_frames_unnamed $jit_unnamed: expected > 0, and between the $unnamed samples with an unnamed frame and all"
 [ "$nomap" -gt 0 ] && [ "$nomap_unnamed" = "$nomap" ] ||
-	fail "without --perf-basic-prof: lost.jit_frames_unnamed $nomap_unnamed of count.jit_frames $nomap, expected all of them (> 0)"
+	fail "without --perf-basic-prof: count.jit_frames_unnamed $nomap_unnamed of count.jit_frames $nomap, expected all of them (> 0)"
+lp_report "$WORKDIR/nomap.pb.gz" "$WORKDIR/nomap.report" &&
+	grep -q "JIT frames unnamed .*: $nomap_unnamed of $nomap\$" "$WORKDIR/nomap.report" ||
+	{ diag_file "report" "$WORKDIR/nomap.report" 40; fail "the report does not say $nomap_unnamed of $nomap JIT frames are unnamed"; }
 
 ns_unnamed=- ns_total=-
 # in a pid namespace (every container is one) node writes /tmp/perf-1.map,

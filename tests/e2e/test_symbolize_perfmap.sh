@@ -56,13 +56,15 @@ planted()
 	lp_record "$WORKDIR/$name.out" "$WORKDIR/$name.err" -v -F 499 -o "$WORKDIR/$name.pb.gz" \
 		-- setpriv --reuid=nobody --regid=nogroup --clear-groups "$FIXTURES/jit_spin" 1 perf-map &
 	lp=$!
-	for ((i = 0; i < 100; i++)); do
+	# (30 s: a loaded machine's start-up took seconds)
+	for ((i = 0; i < 600; i++)); do
 		jpid=$(pgrep -n -x -f "$FIXTURES/jit_spin 1 perf-map")
 		[ -n "$jpid" ] && [ -s "/tmp/perf-$jpid.map" ] && break
 		sleep 0.05
 	done
 	[ -n "$jpid" ] || { wait $lp; fail "$name: jit_spin did not start"; }
 	map=/tmp/perf-$jpid.map
+	[ -s "$map" ] || { wait $lp; fail "$name: jit_spin wrote no map ($map)"; }
 	at_exit rm -f "$map"
 	bash -c "$mutate" - "$map" || fail "$name: cannot plant the map ($mutate)"
 	wait $lp

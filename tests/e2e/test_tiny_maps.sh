@@ -94,6 +94,11 @@ ptimes=$(profile_meta "$WORKDIR/times.pb.gz" | sed -n 's/^lost\.process_times_dr
 	fail "--requests with a 1-entry proc_times and 3 processes: lost.process_times_dropped_map_full is '${ptimes:-absent}'"
 LATPROF_DEBUG_MAX_ENTRIES=4 record_or_fail seq --requests -- sh -c 'for i in 1 2 3 4 5 6 7 8; do ls / >/dev/null; sleep 0.3; done'
 seq=$(profile_meta "$WORKDIR/seq.pb.gz" | sed -n 's/^lost\.process_times_dropped_map_full=//p')
+seq_procs=$(profile_meta "$WORKDIR/seq.pb.gz" | sed -n 's/^count\.processes=//p')
+seq_dropped=$(profile_meta "$WORKDIR/seq.pb.gz" | sed -n 's/^lost\.procs_dropped_map_full=//p')
+# all of them traced (a process the 4-entry procs map refused charges nothing)
+[ "${seq_procs:-0}" -ge 17 ] && [ "${seq_dropped:-0}" = 0 ] ||
+	fail "the 17 processes one after another were not all traced: count.processes ${seq_procs:-?}, lost.procs_dropped_map_full ${seq_dropped:-?}"
 [ "${seq:-0}" = 0 ] ||
 	fail "--requests with a 4-entry proc_times and 17 processes one after another: lost.process_times_dropped_map_full is $seq (exited processes' entries not deleted)"
 pass "$n_tiny map-full drops counted and reported (normal maps: $n_normal); with the statistics map full, all $made getppid calls counted ($unattr unattributed); $ptimes process times dropped with a 1-entry proc_times, 0 with 17 processes one after another in 4 entries"

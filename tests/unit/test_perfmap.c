@@ -249,6 +249,8 @@ static void test_exit_race(uint64_t base)
 	fprintf(stderr, "exit race: %zu of %zu snapshots of exiting children unnamed\n",
 		unnamed, seen);
 	CHECK(unnamed == 0);
+	/* and it tried: most snapshots catch the child alive (about 480 of 500) */
+	CHECK(seen >= RACE_ROUNDS / 10);
 	symbolizer_free(s);
 }
 
