@@ -967,7 +967,7 @@ lp_flame_or_fail()
 # recording's own window (the profile's time_ns + duration_ns).
 cpu_poll_start()
 {
-	local file=$1
+	local file=$1 i
 	shift
 	start_bg "$file.err" /usr/bin/python3 -c '
 import sys, time
@@ -981,6 +981,14 @@ while True:
         out.write("%d %s %s\n" % (time.time_ns(), p, cpu))
     out.flush()
     time.sleep(0.01)' "$file" "$@"
+	# the first poll before anything is measured: python's start-up (tens
+	# of ms) once came after a recording's start, and its window had no
+	# poll before it (a CI run of test_sigint)
+	for ((i = 0; i < 500; i++)); do
+		[ -s "$file" ] && return 0
+		sleep 0.01
+	done
+	fail "the CPU poller wrote nothing in 5 s ($file.err: $(head -c 200 "$file.err"))"
 }
 
 # cpu_window FILE PID START_NS END_NS: PID's CPU time (ns) between the two
