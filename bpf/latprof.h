@@ -254,6 +254,8 @@ struct lp_ustack_sample {
 	__u32 py_nr;		/* frames in py[] */
 	__u64 py_entry;		/* bit i: Python frame i is the first frame of an
 				 * eval loop call (it replaces one native frame) */
+	__u64 ts;		/* bpf_ktime_get_ns() at the copy: user space re-reads
+				 * the maps for a stack newer than its snapshot */
 	/*
 	 * stack_len bytes of stack, then, from the next multiple of 8
 	 * (lp_ustack_py), py_nr struct lp_py_frame: a sample without Python
@@ -262,7 +264,7 @@ struct lp_ustack_sample {
 	__u8 stack[LP_MAX_STACK_COPY + LP_PY_MAX_FRAMES * sizeof(struct lp_py_frame)];
 };
 
-#define LP_USTACK_HDR_SIZE 224	/* offsetof(struct lp_ustack_sample, stack) */
+#define LP_USTACK_HDR_SIZE 232	/* offsetof(struct lp_ustack_sample, stack) */
 
 /* Where the Python frames of @s start in stack[]. */
 #define LP_USTACK_PY_OFF(s) (((s)->stack_len + 7) & ~7u)

@@ -223,6 +223,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 		bpf_get_current_comm(s->comm, sizeof(s->comm));
 	}
 	ustack_read_regs(s, task);
+	s->ts = bpf_ktime_get_ns();
 	if (ctx == USTACK_CTX_ITER_NOCOPY) {
 		/* another task's memory needs bpf_copy_from_user_task: not walked */
 		s->py_walk = LP_PY_WALK_NONE;

@@ -281,29 +281,57 @@ static int handle_event(struct collect *c, void *data, size_t size)
 	return 0;
 }
 
+/* Does the stack @pcs[0..@nr) end at an address no mapping of @img's snapshot holds? */
+static bool stack_ends_unmapped(const struct proc_image *img, const uint64_t *pcs, size_t nr)
+{
+	uint64_t pc;
+
+	if (!nr)
+		return false;
+	pc = pcs[nr - 1] & ~SYM_PC_EXACT;
+	/* past the leaf, a pc without the flag is a return address: its call is before */
+	if (nr > 1 && !(pcs[nr - 1] & SYM_PC_EXACT))
+		pc--;
+	return !sym_process_maps_code(img->sym, pc);
+}
+
 /* Unwind @in with image @img, re-reading the maps once if a pc had no module. */
 static void unwind_sample(struct collect *c, struct proc_image *img,
-			  const struct sym_unwind_input *in, uint64_t *pcs, size_t *nr,
-			  enum sym_unwind_status *st)
+			  const struct sym_unwind_input *in, uint64_t ts, uint64_t *pcs,
+			  size_t *nr, enum sym_unwind_status *st)
 {
 	struct sym_process *before = img->sym;
-	uint64_t now;
+	uint64_t now, every;
 
 	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
 	if (*st != SYM_UNWIND_NO_UNWIND_INFO)
 		return;
 	/*
-	 * A library dlopen'ed since the last snapshot: look again, at most
-	 * 10/s. A new image's snapshot may predate the loader's mappings, and
-	 * now that its stacks are read as they come (collect_poll), the
-	 * first ones meet that snapshot: in its first 200 ms, every 5 ms.
+	 * A library mapped since the last snapshot: look again, at most 10/s.
+	 * A new image's snapshot may predate the loader's mappings, and now
+	 * that its stacks are read as they come (collect_poll), the first
+	 * ones meet that snapshot: in its first 200 ms, every 5 ms.
+	 * A stack taken after the snapshot was read that ends outside every
+	 * mapping of it met newer code: re-read at once, unless the last
+	 * re-read found nothing new (a pc that is garbage), then every 1 ms.
+	 * The reader takes queued stacks 30 us apart: waiting 5 ms there lost
+	 * every stack of a program's first milliseconds in main (a CI run of
+	 * test_syscall_fsync: 27 of its 100 fsyncs cut to 'fsync', after a
+	 * re-read made while ld.so still mapped libc).
 	 */
 	now = now_ns();
-	if (now - img->forced_refresh_ns < (now - img->first_ns < NSEC_PER_SEC / 5 ?
-					    NSEC_PER_SEC / 200 : NSEC_PER_SEC / 10))
+	if (ts > img->snap_ns && stack_ends_unmapped(img, pcs, *nr))
+		every = img->forced_same ? NSEC_PER_SEC / 1000 : 0;
+	else if (now - img->first_ns < NSEC_PER_SEC / 5)
+		every = NSEC_PER_SEC / 200;
+	else
+		every = NSEC_PER_SEC / 10;
+	if (now - img->forced_refresh_ns < every)
 		return;
 	img->forced_refresh_ns = now;
-	if (proc_images_snapshot(&c->images, img->pid, img->gen) || img->sym == before)
+	img->forced_same = proc_images_snapshot(&c->images, img->pid, img->gen) ||
+			   img->sym == before;
+	if (img->forced_same)
 		return;
 	symbolizer_unwind(c->sym, img->sym, in, pcs, LP_MAX_STACK_DEPTH, nr, st);
 }
@@ -343,7 +371,7 @@ static int handle_ustack(struct collect *c, void *data, size_t size)
 		img = proc_images_find(&c->images, e->tgid, e->gen);
 	}
 	if (img && img->sym) {
-		unwind_sample(c, img, &in, pcs, &nr, &st);
+		unwind_sample(c, img, &in, e->ts, pcs, &nr, &st);
 		proc_images_trim_later(&c->images, img);	/* if it ended */
 	}
 	if (img) {

@@ -59,7 +59,7 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 {
 	struct proc_image *img = proc_images_find(m, pid, gen);
 	struct sym_process *sym;
-	uint64_t digest;
+	uint64_t digest, now;
 	size_t i;
 
 	if (!img) {
@@ -75,10 +75,12 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 		for (i = 0; i < gen; i++)
 			image_end(proc_images_find(m, pid, i));
 	}
+	now = now_ns();
 	if (img->sym && !maps_digest(pid, &digest) &&
 	    digest == sym_process_maps_digest(img->sym)) {
 		image_schedule(img);	/* unchanged: keep the snapshot we have */
 		img->refreshes++;
+		img->snap_ns = now;
 		return 0;
 	}
 	/*
@@ -101,6 +103,7 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 	if (img->sym)
 		sym_process_trim(img->sym);	/* stacks are unwound with the newest */
 	img->sym = sym;
+	img->snap_ns = now;
 	image_schedule(img);
 	img->refreshes++;
 	return 0;

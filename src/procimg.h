@@ -31,6 +31,8 @@ struct proc_image {
 	struct sym_process *sym;	/* NULL: the process was gone */
 	uint64_t next_refresh_ns;	/* 0: not refreshed any more */
 	uint64_t forced_refresh_ns;	/* last re-read asked for by a failed unwind */
+	bool forced_same;		/* ... which found the same code mappings */
+	uint64_t snap_ns;		/* when the maps of @sym were last read */
 	uint64_t first_ns;		/* when the image was first read */
 	uint32_t refreshes;
 	uint64_t unwind[SYM_UNWIND_NR];	/* how the DWARF unwinds of this image ended */

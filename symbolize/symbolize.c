@@ -550,6 +550,11 @@ static const struct proc_map *process_find_map(const struct sym_process *p, uint
 	return &p->maps.items[lo - 1];
 }
 
+bool sym_process_maps_code(const struct sym_process *p, uint64_t addr)
+{
+	return process_find_map(p, addr) != NULL;
+}
+
 /* Copy the scratch frames into the arena as @loc's frames. */
 /* Are the caches full? Then results live in s->spare until the next call. */
 static bool cache_full(const struct symbolizer *s)

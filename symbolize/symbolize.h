@@ -127,6 +127,14 @@ uint64_t sym_maps_digest(const char *maps);
 uint64_t sym_process_maps_digest(const struct sym_process *p);
 
 /*
+ * Whether an executable mapping of snapshot @p holds user address @addr: a
+ * stack that ends at an address none holds met code mapped after the
+ * snapshot was read (a library the loader or dlopen mapped since). Cannot
+ * fail.
+ */
+bool sym_process_maps_code(const struct sym_process *p, uint64_t addr);
+
+/*
  * Executable files of snapshot @p that libdwfl refused to read (not ELF,
  * truncated, corrupt), each counted once: their addresses resolve to
  * "MODULE+0xOFFSET" and DWARF unwinding stops in them. Files refused by

@@ -572,6 +572,31 @@ static int unw_frame(Dwfl_Frame *frame, void *arg)
 }
 
 /*
+ * Bytes from a module's ELF entry point that its outermost code may span:
+ * the dynamic loader's _start and _dl_start_user (RTLD_START, 61 bytes in
+ * glibc 2.36) have no CFI, and every stack taken while ld.so maps the
+ * program or runs the libraries' constructors ends there.
+ */
+#define UNW_ENTRY_CODE 64
+
+/*
+ * Is @pc (a pc - at_call address) in the start-up code at its module's entry
+ * point, where a walk that finds no CFI has reached the outermost frame?
+ */
+static bool unw_at_entry(struct unwinder *u, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, pc);
+	GElf_Ehdr ehdr;
+	Dwarf_Addr bias;
+	Elf *elf;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || !gelf_getehdr(elf, &ehdr) ||
+	    !ehdr.e_entry)
+		return false;
+	return pc >= ehdr.e_entry + bias && pc - (ehdr.e_entry + bias) < UNW_ENTRY_CODE;
+}
+
+/*
  * One libdwfl walk from the sample's registers or from u->resume. Returns
  * dwfl_getthread_frames()'s result; u->no_cfi says the walk ended at a frame
  * without CFI (u->last).
@@ -609,6 +634,10 @@ int unwinder_run(struct unwinder *u, const struct sym_unwind_input *in, uint64_t
 	while (u->no_cfi && !u->depth && unw_step_no_cfi(u, &u->last, &u->resume)) {
 		u->resumed = true;
 		r = unw_walk(u);
+	}
+	if (u->no_cfi && !u->depth && unw_at_entry(u, u->last.ip - u->last.at_call)) {
+		u->no_cfi = false;	/* the outermost frame */
+		r = 0;
 	}
 	*nr = u->nr;
 	/*
