@@ -186,7 +186,8 @@ struct lp_py_proc {
 	__u32 code_firstlineno;
 	__u32 name_raw;			/* PyASCIIObject.length: where name_raw starts */
 	__u32 code_tag;			/* low bits of frame_code that are a tag (3.14+) */
-	__u32 pad;
+	__u32 str_data;			/* a compact ASCII string's characters, from its
+					 * length member; 0: file names not copied */
 };
 
 /*
@@ -197,6 +198,8 @@ struct lp_py_proc {
  * code). All 0 when not copied.
  */
 #define LP_PY_NAME_RAW 64	/* bytes of the name string copied with a frame */
+#define LP_PY_FILE_HDR 24	/* bytes of the file string from its length member */
+#define LP_PY_FILE_TAIL 48	/* its last characters copied with a frame */
 
 struct lp_py_code_ref {
 	__u64 type;			/* the code object's ob_type */
@@ -206,12 +209,21 @@ struct lp_py_code_ref {
 	__u32 firstlineno;
 	__u32 pad;
 	/*
+	 * The file string's length, hash and state (its length 0: nothing
+	 * copied), and file_tail its last LP_PY_FILE_TAIL characters when it
+	 * is a compact ASCII string (from its first when shorter, then what
+	 * follows it too): a process that exits right after its last sample
+	 * (a script's one slow call) is gone before user space reads it.
+	 */
+	__u8 file_hdr[LP_PY_FILE_HDR];
+	/*
 	 * The name string itself from its length member on (length, hash,
 	 * state, then a compact ASCII string's characters): the name of a code
 	 * object that is freed soon after, such as a module body's "<module>"
 	 * or a comprehension's, is freed with it.
 	 */
 	__u8 name_raw[LP_PY_NAME_RAW];
+	__u8 file_tail[LP_PY_FILE_TAIL];
 };
 
 /* One Python frame: its code object and where in it (see symbolize/pycode.h). */

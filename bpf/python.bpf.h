@@ -186,6 +186,35 @@ static __always_inline bool py_record(struct lp_ustack_sample *s, struct lp_py_f
 }
 
 /*
+ * Copy the header of @ref's file string and its last LP_PY_FILE_TAIL
+ * characters (user space checks it is compact ASCII; a string shorter than
+ * that is read from its start, past its end). A failed read leaves the
+ * length 0.
+ */
+static __always_inline void py_record_file(struct lp_py_code_ref *ref,
+					   const struct lp_py_code_ref *prev,
+					   const struct lp_py_proc *pp,
+					   struct task_struct *task, const bool remote)
+{
+	__u64 len, from;
+
+	/* the caller's frame in the same file (most are): its copy, not two reads */
+	if (prev && ref->file && prev->file == ref->file) {
+		__builtin_memcpy(ref->file_hdr, prev->file_hdr, sizeof(ref->file_hdr));
+		__builtin_memcpy(ref->file_tail, prev->file_tail, sizeof(ref->file_tail));
+		return;
+	}
+	if (!ref->file || !pp->str_data ||
+	    py_read(ref->file_hdr, sizeof(ref->file_hdr), ref->file + pp->name_raw, task, remote))
+		return;
+	len = *(__u64 *)ref->file_hdr;
+	from = len > LP_PY_FILE_TAIL ? len - LP_PY_FILE_TAIL : 0;
+	if (len > 1 << 16 || py_read(ref->file_tail, sizeof(ref->file_tail),
+				     ref->file + pp->name_raw + pp->str_data + from, task, remote))
+		*(__u64 *)ref->file_hdr = 0;
+}
+
+/*
  * Copy the members of code object @code that name it into the frame recorded
  * last (@buf is free again: the frame's members were taken out of it). A
  * failed read leaves them 0: user space then reads the code object itself.
@@ -212,6 +241,8 @@ static __always_inline void py_record_code(struct lp_ustack_sample *s, struct lp
 	if (ref->name && py_read(ref->name_raw, sizeof(ref->name_raw), ref->name + pp->name_raw,
 				 task, remote))
 		ref->name_raw[0] = ref->name_raw[1] = 0;
+	py_record_file(ref, n > 1 ? &py[(n - 2) & (LP_PY_MAX_FRAMES - 1)].ref : NULL, pp, task,
+		       remote);
 }
 
 /* 3.12+ shim frame: the frame recorded last was its eval loop call's first. */

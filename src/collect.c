@@ -1418,3 +1418,4 @@ void collect_free(struct collect *c)
 	free(c->reqs.items);
 	free(c);
 }
+

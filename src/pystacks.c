@@ -69,7 +69,7 @@ struct pyproc {
 	struct py_interp interp;	/* status NONE until found */
 	uint64_t next_probe_ns, probe_delay_ns;
 	uint64_t first_probe_ns;
-	struct hashmap codes;		/* (NULL, code address, name address) -> pycode_entry */
+	struct hashmap codes;		/* (NULL, code address, code_key()) -> pycode_entry */
 	struct hashmap files;		/* (NULL, co_filename address, 0) -> interned name */
 	struct { struct pycode_entry **items; size_t nr, alloc; } entries;
 	uint64_t walks[LP_PY_WALK_NR];	/* samples of this process by how the walk ended */
@@ -196,6 +196,10 @@ static void code_view(const struct py_offsets *o, struct lp_py_proc *out)
 	out->code_table = offs[3] - lo;
 	out->code_firstlineno = offs[4] - lo;
 	out->name_raw = o->unicode_length;
+	if (o->unicode_length > 0 && o->unicode_ascii_size > o->unicode_length &&
+	    o->unicode_state > o->unicode_length &&
+	    o->unicode_state - o->unicode_length < LP_PY_FILE_HDR)
+		out->str_data = o->unicode_ascii_size - o->unicode_length;
 }
 
 /* The BPF view of @in; false when its frame members lie too far apart to read at once. */
@@ -327,13 +331,21 @@ void pystacks_prepare(struct pystacks *ps, const char *path)
 }
 
 /*
- * A code object is known by its address and, when the walk copied it, its
- * name string's address: a code object freed and another made at the same
- * address (exec'ed code, a module body) is a new one when its name is.
+ * A code object is known by its address and, when the walk copied them, its
+ * name and file strings' addresses and first line: a code object freed and
+ * another made at the same address (exec'ed code, a module body) is a new
+ * one when one of them differs. The name alone did not tell module bodies
+ * apart ("<module>" is interned): a 3.8 script's was named as site.py's.
  */
+static uint64_t code_key(const struct lp_py_frame *f)
+{
+	return f->ref.name * 0x9e3779b97f4a7c15ULL ^ f->ref.file * 0xc2b2ae3d27d4eb4fULL ^
+	       (uint64_t)f->ref.firstlineno << 40;
+}
+
 static uint64_t pc_key(const struct lp_py_frame *f)
 {
-	return f->instr ^ f->ref.name * 0x9e3779b97f4a7c15ULL;
+	return f->instr ^ code_key(f);
 }
 
 /*
@@ -343,16 +355,33 @@ static uint64_t pc_key(const struct lp_py_frame *f)
  * object, its file from another code object of the same file read earlier,
  * else "?"; no line.
  */
+/*
+ * Does file name @file, read from memory at the address the sample's copy
+ * holds, agree with that copy (@copied: the name, or "..." and its tail)?
+ */
+static bool file_agrees(const char *file, const char *copied)
+{
+	return file && str_has_suffix(file, strncmp(copied, "...", 3) ? copied : copied + 3);
+}
+
 static void code_name_only(struct pystacks *ps, struct pyproc *pp, struct pycode_entry *ce,
 			   const struct py_code_ref *r)
 {
 	const char *file = r->file ? hashmap_get(&pp->files, NULL, r->file, 0) : NULL;
-	char *name;
+	char *name, *copied = NULL;
 
 	/* the copy is of a code object only if its type, copied with it, says so */
 	if (!r->name || (pp->interp.types.code && r->type != pp->interp.types.code) ||
 	    py_code_name_from_ref(&pp->interp.off, r, &name))
 		return;
+	/*
+	 * The string at that address when it was last read is that file only
+	 * if its copied tail agrees: a freed one's address is soon another's
+	 * (3.8: a script's module body was "<module> (site.py)").
+	 */
+	if (!py_code_file_from_ref(&pp->interp.off, r, &copied) && !file_agrees(file, copied))
+		file = strtab_intern(ps->strs, copied);
+	free(copied);
 	ce->name = strtab_intern(ps->strs, name);
 	ce->file = file ? file : strtab_intern(ps->strs, "?");
 	ce->first_line = r->firstlineno;
@@ -373,9 +402,12 @@ static void code_read(struct pystacks *ps, struct pyproc *pp, struct pycode_entr
 	struct py_code_ref r = {
 		.type = ref->type, .name = ref->name, .file = ref->file, .table = ref->table,
 		.firstlineno = ref->firstlineno, .name_raw = ref->name_raw,
-		.name_raw_len = sizeof(ref->name_raw),
+		.name_raw_len = sizeof(ref->name_raw), .file_hdr = ref->file_hdr,
+		.file_hdr_len = sizeof(ref->file_hdr), .file_tail = ref->file_tail,
+		.file_tail_len = sizeof(ref->file_tail),
 	};
 	void *arg = (void *)(intptr_t)pp->pid;
+	char *copied = NULL;
 
 	ce->err = -EINVAL;
 	if (r.name)
@@ -394,7 +426,13 @@ static void code_read(struct pystacks *ps, struct pyproc *pp, struct pycode_entr
 		return;
 	}
 	ce->name = strtab_intern(ps->strs, ce->code.qualname);
-	ce->file = strtab_intern(ps->strs, ce->code.filename);
+	/* the file string read now is another one if the copy's differs */
+	if (!py_code_file_from_ref(&pp->interp.off, &r, &copied) &&
+	    !file_agrees(ce->code.filename, copied))
+		ce->file = strtab_intern(ps->strs, copied);
+	else
+		ce->file = strtab_intern(ps->strs, ce->code.filename);
+	free(copied);
 	ce->first_line = ce->code.firstlineno;
 	ce->ok = ce->name && ce->file;
 	if (!ce->ok)
@@ -412,7 +450,7 @@ static void code_read(struct pystacks *ps, struct pyproc *pp, struct pycode_entr
 static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp,
 				       const struct lp_py_frame *f)
 {
-	struct pycode_entry *ce = hashmap_get(&pp->codes, NULL, f->code, f->ref.name);
+	struct pycode_entry *ce = hashmap_get(&pp->codes, NULL, f->code, code_key(f));
 
 	if (ce) {
 		if (!ce->ok && ce->tries++ < PY_CODE_READ_TRIES)
@@ -421,7 +459,7 @@ static struct pycode_entry *code_entry(struct pystacks *ps, struct pyproc *pp,
 	}
 	ce = calloc(1, sizeof(*ce));
 	if (!ce || array_grow(&pp->entries, pp->entries.nr + 1) ||
-	    hashmap_put(&pp->codes, NULL, f->code, f->ref.name, ce)) {
+	    hashmap_put(&pp->codes, NULL, f->code, code_key(f), ce)) {
 		free(ce);
 		return NULL;
 	}
@@ -630,3 +668,4 @@ int pystacks_store(const struct pystacks *ps, struct profile *p)
 		err = profile_set_meta_u64(p, "python.unsupported", unsupported);
 	return err;
 }
+

@@ -356,6 +356,44 @@ int py_code_name_from_ref(const struct py_offsets *o, const struct py_code_ref *
 	return 0;
 }
 
+int py_code_file_from_ref(const struct py_offsets *o, const struct py_code_ref *ref, char **out)
+{
+	size_t state_at = (size_t)(o->unicode_state - o->unicode_length), n, cut;
+	uint64_t length;
+	uint8_t state;
+	char *tail;
+
+	*out = NULL;
+	if (!offsets_usable(o) || !ref->file_hdr || !ref->file_tail || !ref->file_tail_len ||
+	    o->unicode_state <= o->unicode_length || state_at >= ref->file_hdr_len ||
+	    ref->file_hdr_len < sizeof(length))
+		return -EINVAL;
+	memcpy(&length, ref->file_hdr, sizeof(length));
+	state = ref->file_hdr[state_at];
+	if (!length || !PY_STATE_COMPACT(state) || !PY_STATE_ASCII(state) ||
+	    PY_STATE_KIND(state) != 1)
+		return -EINVAL;
+	n = length < ref->file_tail_len ? (size_t)length : ref->file_tail_len;
+	cut = length > n ? 3 : 0;
+	/* a NUL: not the string the header is of (freed, or cut by a failed read) */
+	if (memchr(ref->file_tail, 0, n))
+		return -EINVAL;
+	tail = utf8_from(ref->file_tail, 1, true, n);
+	if (!tail)
+		return -ENOMEM;
+	if (!filename_clean(tail)) {
+		free(tail);
+		return -EINVAL;
+	}
+	*out = malloc(cut + n + 1);
+	if (*out) {
+		memcpy(*out, "...", cut);
+		memcpy(*out + cut, tail, n + 1);
+	}
+	free(tail);
+	return *out ? 0 : -ENOMEM;
+}
+
 int py_code_read_ref(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
 		     void *arg, const struct py_code_ref *ref, struct py_code *out)
 {

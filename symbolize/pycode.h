@@ -60,6 +60,15 @@ struct py_code_ref {
 	 */
 	const uint8_t *name_raw;
 	size_t name_raw_len;
+	/*
+	 * The file string's bytes from its length member on (its length, hash
+	 * and state: NULL or length 0, none) and its last characters (from its
+	 * first when shorter): py_code_file_from_ref.
+	 */
+	const uint8_t *file_hdr;
+	size_t file_hdr_len;
+	const uint8_t *file_tail;
+	size_t file_tail_len;
 };
 
 /*
@@ -99,6 +108,14 @@ int py_code_read_ref(const struct py_offsets *o, const struct py_types *t, py_re
  * For a process gone before its names were read.
  */
 int py_code_name_from_ref(const struct py_offsets *o, const struct py_code_ref *ref, char **out);
+
+/*
+ * The file name from @ref's copy of its string (no memory read): 0 and
+ * *out (malloc'ed): the whole name, or "..." and its last file_tail_len
+ * characters when it is longer; -EINVAL when the copy holds no compact
+ * ASCII string.
+ */
+int py_code_file_from_ref(const struct py_offsets *o, const struct py_code_ref *ref, char **out);
 
 /* Free what @c owns and zero it. NULL is a no-op. */
 void py_code_release(struct py_code *c);

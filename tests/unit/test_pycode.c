@@ -646,6 +646,58 @@ static void test_read_ref(struct image *img)
 	CHECK(py_code_read_ref(&o, &types, image_read, img, &ref, &c) == -EINVAL);
 }
 
+/*
+ * The file name from the copy of its string's header and tail (struct
+ * lp_py_code_ref file_hdr/file_tail, as the BPF walk takes them): whole
+ * when it fits, "..." and its tail when longer, refused when the header
+ * says it is not compact ASCII or the tail holds a NUL.
+ */
+static void test_file_from_ref(struct image *img)
+{
+	static const char lng[] = "/usr/lib/python3/dist-packages/some/package/deep/module_name.py";
+	struct py_offsets o;
+	struct py_code_ref ref = { 0 };
+	uint8_t hdr[24], tail[48];
+	uint64_t s;
+	char *out;
+
+	offsets_311(&o);
+	ref.file_hdr = hdr;
+	ref.file_hdr_len = sizeof(hdr);
+	ref.file_tail = tail;
+	ref.file_tail_len = sizeof(tail);
+	/* a short one: the tail read from its start, past its end (its NUL, then anything) */
+	s = image_ascii(img, &o, "/srv/app.py");
+	memcpy(hdr, img->mem + (s + o.unicode_length - IMAGE_BASE), sizeof(hdr));
+	memcpy(tail, img->mem + (s + o.unicode_ascii_size - IMAGE_BASE), sizeof(tail));
+	CHECK(py_code_file_from_ref(&o, &ref, &out) == 0);
+	CHECK_STR(out, "/srv/app.py");
+	free(out);
+	/* a long one: its last 48 characters */
+	s = image_ascii(img, &o, lng);
+	memcpy(hdr, img->mem + (s + o.unicode_length - IMAGE_BASE), sizeof(hdr));
+	memcpy(tail, img->mem + (s + o.unicode_ascii_size + strlen(lng) - sizeof(tail) - IMAGE_BASE),
+	       sizeof(tail));
+	CHECK(py_code_file_from_ref(&o, &ref, &out) == 0);
+	CHECK(out && strlen(out) == 3 + sizeof(tail) && !strncmp(out, "...", 3) &&
+	      !strcmp(out + 3, lng + strlen(lng) - sizeof(tail)));
+	free(out);
+	/* a NUL inside: not a name */
+	tail[10] = 0;
+	CHECK(py_code_file_from_ref(&o, &ref, &out) == -EINVAL && !out);
+	/* not compact ASCII (kind 2) */
+	s = image_ascii(img, &o, "/srv/app.py");
+	memcpy(hdr, img->mem + (s + o.unicode_length - IMAGE_BASE), sizeof(hdr));
+	memcpy(tail, img->mem + (s + o.unicode_ascii_size - IMAGE_BASE), sizeof(tail));
+	hdr[o.unicode_state - o.unicode_length] = 1 << 3 | 1 << 5;
+	CHECK(py_code_file_from_ref(&o, &ref, &out) == -EINVAL);
+	/* nothing copied: length 0, or no header */
+	memset(hdr, 0, sizeof(hdr));
+	CHECK(py_code_file_from_ref(&o, &ref, &out) == -EINVAL);
+	ref.file_hdr = NULL;
+	CHECK(py_code_file_from_ref(&o, &ref, &out) == -EINVAL);
+}
+
 static bool is_utf8(const char *s)
 {
 	const uint8_t *p = (const uint8_t *)s;
@@ -920,6 +972,7 @@ static void test_read(void)
 	test_read_311(&img);
 	test_read_typed(&img);
 	test_read_ref(&img);
+	test_file_from_ref(&img);
 	test_read_38(&img);
 	test_read_odd_names(&img);
 	test_read_bad_strings(&img);
