@@ -14,7 +14,7 @@
 #   serve_pull  the same, and a profile pulled over the load from
 #               /debug/pprof/profile?seconds=P, as Parca or Pyroscope pull
 #               (their default period is 10 s); P is a calibration run's
-#               load time rounded up, so the pull spans the load
+#               load time x 1.2 + 1 s, so the pull spans the load
 #
 # Measured per run: the model server's requests/s (load.py's own count and
 # clock), and serve's CPU time (utime + stime, /proc/PID/stat, from before
@@ -57,9 +57,12 @@ VARIANTS="base serve serve_pull"
 make_tmp
 SERVERS=()
 SPID=
+PULL=
 stop_all()
 {
 	local p
+	[ -n "$PULL" ] && kill "$PULL" 2>/dev/null && wait "$PULL" 2>/dev/null
+	PULL=
 	[ -n "$SPID" ] && kill -INT "$SPID" 2>/dev/null && wait "$SPID" 2>/dev/null
 	SPID=
 	for p in "${SERVERS[@]}"; do
@@ -92,7 +95,8 @@ curl -sf --max-time 1 "http://127.0.0.1:$PORT/healthz" >/dev/null || die "the mo
 	die "load.py failed against the model server"
 line=$("$PY" "$DIR/load.py" --port "$PORT" --path /predict --requests "$ITERS" --concurrency 4) ||
 	die "load.py failed against the model server"
-PULL_S=$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$line" | awk '{ printf "%d", $1 + 1 }')
+# with a margin: beside serve the load takes longer (5.6 s against 5.0)
+PULL_S=$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$line" | awk '{ printf "%d", $1 * 1.2 + 1 }')
 [ "${PULL_S:-0}" -ge 1 ] || die "no wall_s in load.py's line: $line"
 
 # start_serve: latprof serve with its defaults, answering /healthz
@@ -108,26 +112,39 @@ start_serve()
 	sleep 1	# attached, its start-up's CPU spent before the measurement
 }
 
+# nr_progs PID: the BPF programs PID holds
+nr_progs()
+{
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { n++ } END { print n + 0 }'
+}
+
 # run VARIANT ROUND [STATS]: one load beside VARIANT; appends
 # "variant round rps wall_s cpu_s" to TMP/runs.tsv, or with STATS (bpf_stats
 # on) "variant round bpf_pct" to TMP/progs.tsv
 run()
 {
-	local v=$1 r=$2 stats=${3:-} c0=0 c1=0 pull= line rps wall bpf_ns span
+	local v=$1 r=$2 stats=${3:-} c0=0 c1=0 line rps wall bpf_ns span progs i
 	[ "$v" = base ] || start_serve
 	[ "$v" = base ] || c0=$(cpu_s "$SPID")
 	if [ "$v" = serve_pull ]; then
+		progs=$(nr_progs "$SPID")
 		# with stats, longer: its programs must still be loaded at the last snapshot
 		curl -s -o "$TMP/pull.pb.gz" --max-time $((PULL_S + 90)) \
 			"http://127.0.0.1:$SERVE_PORT/debug/pprof/profile?seconds=$((PULL_S + ${stats:+5} + 0))" &
-		pull=$!
-		sleep 0.3	# its session attached: its programs' ids are read below
+		PULL=$!
+		# its session attached: its programs' ids are read below
+		for ((i = 0; i < 100 && $(nr_progs "$SPID") <= progs; i++)); do
+			sleep 0.05
+		done
 	fi
 	[ -n "$stats" ] && prog_snapshot "$TMP/p0.json" "$SPID"
 	line=$("$PY" "$DIR/load.py" --port "$PORT" --path /predict --requests "$ITERS" \
 		--concurrency 4) || die "$v: load.py failed"
 	[ -n "$stats" ] && prog_snapshot "$TMP/p1.json"
-	[ -n "$pull" ] && { wait "$pull" || die "$v: the profile pull failed"; }
+	if [ -n "$PULL" ]; then
+		wait "$PULL" || die "$v: the profile pull failed"
+		PULL=
+	fi
 	if [ "$v" != base ]; then
 		curl -s -o "$TMP/metrics.txt" --max-time 30 "http://127.0.0.1:$SERVE_PORT/metrics" ||
 			die "$v: the /metrics scrape failed"
@@ -165,11 +182,20 @@ if bpf_stats_on; then
 	bpf_stats_off
 fi
 
+# mid: the median of the numbers on stdin, one a line (of an even count,
+# the mean of the middle two); "-" for none
+mid()
+{
+	sort -g | awk '{ a[NR] = $1 } END {
+		if (!NR) print "-"
+		else if (NR % 2) print a[(NR + 1) / 2]
+		else printf "%.2f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
 # median COLUMN VARIANT FILE
 median()
 {
-	awk -F'\t' -v v="$2" -v c="$1" '$1 == v { print $c }' "$3" | sort -g |
-		awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "-" }'
+	awk -F'\t' -v v="$2" -v c="$1" '$1 == v { print $c }' "$3" | mid
 }
 
 {
@@ -183,8 +209,8 @@ median()
 	for v in $VARIANTS; do
 		rps=$(median 3 "$v" "$TMP/runs.tsv")
 		wall=$(median 4 "$v" "$TMP/runs.tsv")
-		proc=$(awk -F'\t' -v v="$v" '$1 == v && $6 > 0 { print $5 / $6 * 100 }' "$TMP/runs.tsv" | sort -g |
-			awk '{ a[NR] = $1 } END { if (NR) printf "%.2f", a[int((NR + 1) / 2)] }')
+		proc=$(awk -F'\t' -v v="$v" '$1 == v && $6 > 0 { printf "%.2f\n", $5 / $6 * 100 }' \
+			"$TMP/runs.tsv" | mid)
 		bpf=$(median 3 "$v" "$TMP/progs.tsv")
 		[ "$v" = base ] && proc=- bpf=-
 		printf "%-11s %9s %9s %9s %9s %9s %9s\n" "$v" "$rps" \

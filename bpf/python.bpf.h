@@ -198,7 +198,7 @@ static __always_inline void py_record_file(struct lp_py_code_ref *ref,
 {
 	__u64 len, from;
 
-	/* the caller's frame in the same file (most are): its copy, not two reads */
+	/* the frame walked before (its callee) in the same file: its copy, not two reads */
 	if (prev && ref->file && prev->file == ref->file) {
 		__builtin_memcpy(ref->file_hdr, prev->file_hdr, sizeof(ref->file_hdr));
 		__builtin_memcpy(ref->file_tail, prev->file_tail, sizeof(ref->file_tail));

@@ -312,16 +312,17 @@ static void unwind_sample(struct collect *c, struct proc_image *img,
 	 * that its stacks are read as they come (collect_poll), the first
 	 * ones meet that snapshot: in its first 200 ms, every 5 ms.
 	 * A stack taken after the snapshot was read that ends outside every
-	 * mapping of it met newer code: re-read at once, unless the last
-	 * re-read found nothing new (a pc that is garbage), then every 1 ms.
-	 * The reader takes queued stacks 30 us apart: waiting 5 ms there lost
-	 * every stack of a program's first milliseconds in main (a CI run of
-	 * test_syscall_fsync: 27 of its 100 fsyncs cut to 'fsync', after a
-	 * re-read made while ld.so still mapped libc).
+	 * mapping of it met newer code: re-read at once, then every 1 ms
+	 * while re-reads find new code (a loader mapping library after
+	 * library), or as above once one found nothing new (a pc that is
+	 * garbage). The reader takes queued stacks 30 us apart: waiting 5 ms
+	 * there lost every stack of a program's first milliseconds in main
+	 * (a CI run of test_syscall_fsync: 27 of its 100 fsyncs cut to
+	 * 'fsync', after a re-read made while ld.so still mapped libc).
 	 */
 	now = now_ns();
-	if (ts > img->snap_ns && stack_ends_unmapped(img, pcs, *nr))
-		every = img->forced_same ? NSEC_PER_SEC / 1000 : 0;
+	if (ts > img->snap_ns && !img->forced_same && stack_ends_unmapped(img, pcs, *nr))
+		every = NSEC_PER_SEC / 1000;
 	else if (now - img->first_ns < NSEC_PER_SEC / 5)
 		every = NSEC_PER_SEC / 200;
 	else
@@ -1418,4 +1419,3 @@ void collect_free(struct collect *c)
 	free(c->reqs.items);
 	free(c);
 }
-

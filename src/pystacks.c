@@ -349,13 +349,6 @@ static uint64_t pc_key(const struct lp_py_frame *f)
 }
 
 /*
- * A frame whose strings could not be read (the process exited before its
- * stack was read, or its file name string was freed with its code object):
- * its name from the copy taken at the sample, when the copy is of a code
- * object, its file from another code object of the same file read earlier,
- * else "?"; no line.
- */
-/*
  * Does file name @file, read from memory at the address the sample's copy
  * holds, agree with that copy (@copied: the name, or "..." and its tail)?
  */
@@ -364,6 +357,14 @@ static bool file_agrees(const char *file, const char *copied)
 	return file && str_has_suffix(file, strncmp(copied, "...", 3) ? copied : copied + 3);
 }
 
+/*
+ * A frame whose strings could not be read (the process exited before its
+ * stack was read, or its file name string was freed with its code object):
+ * its name from the copy taken at the sample, when the copy is of a code
+ * object; its file from the copy too, unless another code object of the
+ * same file read earlier has all of it (its name ends as the copy's does);
+ * else from that one, else "?"; no line.
+ */
 static void code_name_only(struct pystacks *ps, struct pyproc *pp, struct pycode_entry *ce,
 			   const struct py_code_ref *r)
 {
@@ -668,4 +669,3 @@ int pystacks_store(const struct pystacks *ps, struct profile *p)
 		err = profile_set_meta_u64(p, "python.unsupported", unsupported);
 	return err;
 }
-

@@ -158,9 +158,11 @@ int sym_process_perfmap_refused(const struct sym_process *p);
  * process): past it, the least recently used is trimmed (sym_process_trim).
  * Each costs its process's files' unwind tables as mapped pages: 0.38 MB a
  * pyenv 3.12 process. 16, not 32: `record -a` beside 60 idle-ish ones
- * peaked at 41.2 MB, not 54.6 (35.9 beside 10). Rebuilding one costs about
- * 150 us, so the LRU thrashing over more processes than this (every
- * sample a rebuild, past 32 too) took no more CPU in that bench.
+ * peaked at 41.3 MB, not 54.4 (36.4 beside 10). Rebuilding one costs about
+ * 150 us (8 beside 10 processes took 0.15 s more CPU for 1,000 stacks),
+ * and beside 60 processes sampled in turn the LRU missed on every stack
+ * with 32 too: no more CPU there. Between 17 and 32 busy processes, a
+ * share of their stacks now pays that rebuild (not measured).
  */
 #define SYM_MAX_UNWINDERS 16
 
