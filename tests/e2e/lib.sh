@@ -165,7 +165,8 @@ machine_pythons()
 	fi
 }
 
-# lp_record STDOUT STDERR ARGS...: run `latprof record ARGS` under a timeout,
+# lp_record STDOUT STDERR ARGS...: run `latprof record ARGS` under a timeout
+# (RECORD_TIMEOUT_S, default 30 s),
 # stdout and stderr to files; returns latprof's exit status (124 on timeout).
 # In the foreground it also sets AWAY, the CPUs' largest share of time in
 # interrupts or stolen while it ran (cpu_away_frac; away_hi uses it).
@@ -175,7 +176,7 @@ lp_record()
 	local out=$1 err=$2 rc
 	shift 2
 	cpu_stat_snap "$WORKDIR/.stat0"
-	timeout -k 5 30 "$LATPROF" record "$@" >"$out" 2>"$err"
+	timeout -k 5 "${RECORD_TIMEOUT_S:-30}" "$LATPROF" record "$@" >"$out" 2>"$err"
 	rc=$?
 	cpu_stat_snap "$WORKDIR/.stat1"
 	AWAY=$(cpu_away_frac "$WORKDIR/.stat0" "$WORKDIR/.stat1")
