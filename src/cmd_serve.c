@@ -15,6 +15,8 @@
 
 /* The largest token file read. */
 #define SERVE_MAX_SECRET (64 * 1024)
+/* The longest --series-ttl: a year. */
+#define SERVE_MAX_SERIES_TTL_S (365 * 24 * 3600)
 
 enum {
 	OPT_LISTEN = COLLECTOPTS_VERB,
@@ -22,6 +24,7 @@ enum {
 	OPT_TLS_CERT,
 	OPT_TLS_KEY,
 	OPT_MAX_SESSIONS,
+	OPT_SERIES_TTL,
 	OPT_CONFIG,
 };
 
@@ -55,6 +58,8 @@ static const char serve_usage_command[] =
 	"      --tls-key FILE       ... and this PEM private key\n"
 	"      --max-sessions N     profile requests recorded at once, 1..64 (default 4);\n"
 	"                           more get 429\n"
+	"      --series-ttl SECONDS drop a series nothing was counted to for this long\n"
+	"                           (default 300; 0: keep every series)\n"
 	"collector options (the metrics' and every profile's; a profile request's\n"
 	"parameters override some):\n";
 
@@ -82,6 +87,7 @@ static const struct option serve_longopts[] = {
 	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
 	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
 	{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
+	{ "series-ttl", required_argument, NULL, OPT_SERIES_TTL },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -137,6 +143,14 @@ static int parse_serve_option(struct serve_opts *o, int c, char **argv)
 			return -EINVAL;
 		}
 		o->max_sessions = v;
+		return 0;
+	case OPT_SERIES_TTL:
+		if (parse_u64(optarg, 0, SERVE_MAX_SERIES_TTL_S, &v)) {
+			pr_err("invalid --series-ttl '%s': want seconds, 0..31536000 (0: never expire)",
+			       optarg);
+			return -EINVAL;
+		}
+		o->series_ttl_ns = v * NSEC_PER_SEC;
 		return 0;
 	case OPT_CONFIG:
 		return 0;	/* read before the command line */
@@ -200,7 +214,8 @@ static int run_serve(void *opts, const char *command_line)
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .listen = "127.0.0.1:6061",
-				.max_sessions = SERVE_DEFAULT_MAX_SESSIONS };
+				.max_sessions = SERVE_DEFAULT_MAX_SESSIONS,
+				.series_ttl_ns = SERVE_DEFAULT_SERIES_TTL_S * NSEC_PER_SEC };
 	int status;
 
 	collectopts_init(&o.co);

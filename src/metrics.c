@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * serve's cumulative counters (see metrics.h): three tables with a hash
- * index each, per (comm, syscall), per comm, and pid -> comm. The first two
- * only grow (bounded by max_series); the pid table is rebuilt without the
- * exited processes at the end of each window, since the hash map has no
- * removal.
+ * index each, per (comm, syscall), per comm, and pid -> comm. The hash map
+ * has no removal, so removing is rebuilding: the pid table is rebuilt
+ * without the exited processes at the end of each window, and the two
+ * series tables, with their names, are copied without the idle series into
+ * new ones that replace them only once complete.
  */
 #include "src/metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +23,18 @@
 #define METRICS_COMM_LEN 16
 /* A table of this many live processes is dropped and refilled from /proc. */
 #define METRICS_MAX_PROCS 65536
+/* Idle series are looked for every ttl / 4, and at least this often. */
+#define METRICS_MAX_SWEEP_NS (10 * NSEC_PER_SEC)
 
 struct metrics_sys {
 	const char *comm;	/* interned */
+	uint64_t updated_ns;	/* the last drain before its last addition */
 	struct sys_stat st;	/* st.name: the syscall; st.pid unused */
 };
 
 struct metrics_task {
 	const char *comm;	/* interned */
+	uint64_t updated_ns;
 	uint64_t samples, blocked_ns, preempted_ns;
 };
 
@@ -38,30 +44,57 @@ struct metrics_proc {
 	char comm[METRICS_COMM_LEN + 1];
 };
 
-struct metrics {
+/* The series and the names they use: what an expiry replaces as a whole. */
+struct metrics_series {
 	struct strtab *names;
-	size_t max_series;
-	uint64_t window;
 	struct { struct metrics_sys *items; size_t nr, alloc; } sys;
 	struct hashmap sys_idx;		/* (comm, syscall name) -> index + 1 */
 	struct { struct metrics_task *items; size_t nr, alloc; } tasks;
 	struct hashmap task_idx;	/* comm -> index + 1 */
+};
+
+struct metrics {
+	struct metrics_series series;
+	size_t max_series;
+	uint64_t ttl_ns;		/* 0: series never expire */
+	uint64_t now_ns;		/* of the last drain: dates what is added */
+	uint64_t swept_ns;		/* of the last look for idle series */
+	uint64_t expired;		/* series removed so far */
+	bool dated;			/* a drain happened: now_ns is a time */
+	uint64_t window;
 	struct { struct metrics_proc *items; size_t nr, alloc; } procs;
 	struct hashmap proc_idx;	/* pid -> index + 1 */
 };
 
-struct metrics *metrics_new(size_t max_series)
+static int series_init(struct metrics_series *s)
+{
+	*s = (struct metrics_series){ .names = strtab_new() };
+	return s->names ? 0 : -ENOMEM;
+}
+
+static void series_release(struct metrics_series *s)
+{
+	strtab_free(s->names);
+	free(s->sys.items);
+	free(s->tasks.items);
+	hashmap_release(&s->sys_idx);
+	hashmap_release(&s->task_idx);
+	*s = (struct metrics_series){ 0 };
+}
+
+struct metrics *metrics_new(size_t max_series, uint64_t ttl_ns)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->names = strtab_new();
-	if (!m->names) {
+	if (series_init(&m->series)) {
 		free(m);
+		errno = ENOMEM;
 		return NULL;
 	}
 	m->max_series = max_series;
+	m->ttl_ns = ttl_ns;
 	return m;
 }
 
@@ -69,12 +102,8 @@ void metrics_free(struct metrics *m)
 {
 	if (!m)
 		return;
-	strtab_free(m->names);
-	free(m->sys.items);
-	free(m->tasks.items);
+	series_release(&m->series);
 	free(m->procs.items);
-	hashmap_release(&m->sys_idx);
-	hashmap_release(&m->task_idx);
 	hashmap_release(&m->proc_idx);
 	free(m);
 }
@@ -157,64 +186,93 @@ const char *metrics_comm_of(struct metrics *m, pid_t pid, char *buf, size_t size
 /* Series past the limit are counted under one name. */
 static const char *other_comm(struct metrics *m)
 {
-	return strtab_intern(m->names, METRICS_OTHER);
+	return strtab_intern(m->series.names, METRICS_OTHER);
+}
+
+/* The series of (@comm, @name), both interned in s->names: index + 1, or 0. */
+static uint64_t sys_find(const struct metrics_series *s, const char *comm, const char *name)
+{
+	return HASHMAP_TO_NUM(hashmap_get(&s->sys_idx, comm, (uint64_t)(uintptr_t)name, 0));
+}
+
+/* A new zeroed series of (@comm, @name), interned in s->names, or NULL (ENOMEM). */
+static struct metrics_sys *sys_new(struct metrics_series *s, const char *comm, const char *name)
+{
+	struct metrics_sys *x;
+
+	if (array_grow(&s->sys, s->sys.nr + 1) ||
+	    hashmap_put(&s->sys_idx, comm, (uint64_t)(uintptr_t)name, 0,
+			HASHMAP_NUM(s->sys.nr + 1)))
+		return NULL;
+	x = &s->sys.items[s->sys.nr++];
+	memset(x, 0, sizeof(*x));
+	x->comm = comm;
+	snprintf(x->st.name, SYS_NAME_LEN, "%s", name);
+	return x;
 }
 
 int metrics_add_sys(struct metrics *m, const struct sys_stat *s)
 {
+	struct metrics_series *t = &m->series;
 	char buf[METRICS_COMM_LEN + 1];
 	const char *comm = metrics_comm_of(m, s->pid, buf, sizeof(buf)), *name;
+	struct metrics_sys *x;
 	uint64_t i;
 
-	comm = strtab_intern(m->names, comm[0] ? comm : "unknown");
-	name = strtab_intern(m->names, s->name);
+	comm = strtab_intern(t->names, comm[0] ? comm : "unknown");
+	name = strtab_intern(t->names, s->name);
 	if (!comm || !name)
 		return -ENOMEM;
-	i = HASHMAP_TO_NUM(hashmap_get(&m->sys_idx, comm, (uint64_t)(uintptr_t)name, 0));
-	if (!i && m->sys.nr >= m->max_series) {
+	i = sys_find(t, comm, name);
+	if (!i && t->sys.nr >= m->max_series) {
 		comm = other_comm(m);
 		if (!comm)
 			return -ENOMEM;
-		i = HASHMAP_TO_NUM(hashmap_get(&m->sys_idx, comm, (uint64_t)(uintptr_t)name, 0));
+		i = sys_find(t, comm, name);
 	}
-	if (!i) {
-		if (array_grow(&m->sys, m->sys.nr + 1) ||
-		    hashmap_put(&m->sys_idx, comm, (uint64_t)(uintptr_t)name, 0,
-				HASHMAP_NUM(m->sys.nr + 1)))
-			return -ENOMEM;
-		i = ++m->sys.nr;
-		memset(&m->sys.items[i - 1], 0, sizeof(m->sys.items[i - 1]));
-		m->sys.items[i - 1].comm = comm;
-		snprintf(m->sys.items[i - 1].st.name, SYS_NAME_LEN, "%s", name);
-	}
-	sys_stat_merge(&m->sys.items[i - 1].st, s);
+	x = i ? &t->sys.items[i - 1] : sys_new(t, comm, name);
+	if (!x)
+		return -ENOMEM;
+	sys_stat_merge(&x->st, s);
+	x->updated_ns = m->now_ns;
 	return 0;
+}
+
+/* A new zeroed per-comm series, @comm interned in s->names, or NULL (ENOMEM). */
+static struct metrics_task *task_new(struct metrics_series *s, const char *comm)
+{
+	struct metrics_task *x;
+
+	if (array_grow(&s->tasks, s->tasks.nr + 1) ||
+	    hashmap_put(&s->task_idx, comm, 0, 0, HASHMAP_NUM(s->tasks.nr + 1)))
+		return NULL;
+	x = &s->tasks.items[s->tasks.nr++];
+	*x = (struct metrics_task){ .comm = comm };
+	return x;
 }
 
 static struct metrics_task *task_of(struct metrics *m, pid_t pid, const char *thread_comm)
 {
+	struct metrics_series *t = &m->series;
 	char buf[METRICS_COMM_LEN + 1];
 	const char *comm = metrics_comm_of(m, pid, buf, sizeof(buf));
+	struct metrics_task *x;
 	uint64_t i;
 
-	comm = strtab_intern(m->names, comm[0] ? comm : thread_comm[0] ? thread_comm : "unknown");
+	comm = strtab_intern(t->names, comm[0] ? comm : thread_comm[0] ? thread_comm : "unknown");
 	if (!comm)
 		return NULL;
-	i = HASHMAP_TO_NUM(hashmap_get(&m->task_idx, comm, 0, 0));
-	if (!i && m->tasks.nr >= m->max_series) {
+	i = HASHMAP_TO_NUM(hashmap_get(&t->task_idx, comm, 0, 0));
+	if (!i && t->tasks.nr >= m->max_series) {
 		comm = other_comm(m);
-		i = comm ? HASHMAP_TO_NUM(hashmap_get(&m->task_idx, comm, 0, 0)) : 0;
+		i = comm ? HASHMAP_TO_NUM(hashmap_get(&t->task_idx, comm, 0, 0)) : 0;
 		if (!comm)
 			return NULL;
 	}
-	if (!i) {
-		if (array_grow(&m->tasks, m->tasks.nr + 1) ||
-		    hashmap_put(&m->task_idx, comm, 0, 0, HASHMAP_NUM(m->tasks.nr + 1)))
-			return NULL;
-		i = ++m->tasks.nr;
-		m->tasks.items[i - 1] = (struct metrics_task){ .comm = comm };
-	}
-	return &m->tasks.items[i - 1];
+	x = i ? &t->tasks.items[i - 1] : task_new(t, comm);
+	if (x)
+		x->updated_ns = m->now_ns;
+	return x;
 }
 
 int metrics_add_cpu(struct metrics *m, pid_t pid, const char *comm, uint64_t samples)
@@ -243,7 +301,7 @@ int metrics_add_offcpu(struct metrics *m, pid_t pid, const char *comm, uint64_t 
  * A process that exited in this window may still have counts in the maps
  * that the next drain takes out: it is forgotten one window later.
  */
-int metrics_end_window(struct metrics *m)
+static int proc_end_window(struct metrics *m)
 {
 	struct hashmap idx = { 0 };
 	size_t i, n = 0;
@@ -271,6 +329,131 @@ int metrics_end_window(struct metrics *m)
 	return 0;
 }
 
+static bool series_is_idle(const struct metrics *m, uint64_t updated_ns)
+{
+	return m->now_ns >= updated_ns && m->now_ns - updated_ns >= m->ttl_ns;
+}
+
+static size_t count_live(const struct metrics *m, size_t *nr_tasks)
+{
+	const struct metrics_series *s = &m->series;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->sys.nr; i++)
+		n += !series_is_idle(m, s->sys.items[i].updated_ns);
+	*nr_tasks = 0;
+	for (i = 0; i < s->tasks.nr; i++)
+		*nr_tasks += !series_is_idle(m, s->tasks.items[i].updated_ns);
+	return n;
+}
+
+/* Copy the (comm, syscall) series still counting into @next. 0 or -ENOMEM. */
+static int copy_live_sys(const struct metrics *m, struct metrics_series *next)
+{
+	const struct metrics_sys *x;
+	struct metrics_sys *y;
+	const char *comm, *name;
+
+	for (x = m->series.sys.items; x < m->series.sys.items + m->series.sys.nr; x++) {
+		if (series_is_idle(m, x->updated_ns))
+			continue;
+		comm = strtab_intern(next->names, x->comm);
+		name = strtab_intern(next->names, x->st.name);
+		y = comm && name ? sys_new(next, comm, name) : NULL;
+		if (!y)
+			return -ENOMEM;
+		*y = *x;
+		y->comm = comm;
+	}
+	return 0;
+}
+
+/* The same for the per-comm series. */
+static int copy_live_tasks(const struct metrics *m, struct metrics_series *next)
+{
+	const struct metrics_task *x;
+	struct metrics_task *y;
+	const char *comm;
+
+	for (x = m->series.tasks.items; x < m->series.tasks.items + m->series.tasks.nr; x++) {
+		if (series_is_idle(m, x->updated_ns))
+			continue;
+		comm = strtab_intern(next->names, x->comm);
+		y = comm ? task_new(next, comm) : NULL;
+		if (!y)
+			return -ENOMEM;
+		*y = *x;
+		y->comm = comm;
+	}
+	return 0;
+}
+
+/*
+ * Remove the idle series: the others are copied into new tables, allocated
+ * for what remains (so a burst of names does not keep its memory) with a new
+ * strtab (so do names no series uses any more), which replace the old ones
+ * only once complete. 0 or -ENOMEM, nothing changed.
+ */
+static int series_expire(struct metrics *m)
+{
+	struct metrics_series next;
+	size_t nr_sys, nr_tasks;
+	int err;
+
+	nr_sys = count_live(m, &nr_tasks);
+	if (nr_sys == m->series.sys.nr && nr_tasks == m->series.tasks.nr)
+		return 0;
+	err = series_init(&next);
+	if (!err)
+		err = array_grow(&next.sys, nr_sys);
+	if (!err)
+		err = array_grow(&next.tasks, nr_tasks);
+	if (!err)
+		err = copy_live_sys(m, &next);
+	if (!err)
+		err = copy_live_tasks(m, &next);
+	if (err) {
+		series_release(&next);
+		return err;
+	}
+	m->expired += m->series.sys.nr - nr_sys + m->series.tasks.nr - nr_tasks;
+	series_release(&m->series);
+	m->series = next;
+	return 0;
+}
+
+static int series_end_window(struct metrics *m, uint64_t now_ns)
+{
+	uint64_t every_ns = m->ttl_ns / 4 < METRICS_MAX_SWEEP_NS ? m->ttl_ns / 4 :
+				 METRICS_MAX_SWEEP_NS;
+	size_t i;
+	int err;
+
+	if (!m->dated) {
+		/* added before any drain had a time: they date from this one */
+		for (i = 0; i < m->series.sys.nr; i++)
+			m->series.sys.items[i].updated_ns = now_ns;
+		for (i = 0; i < m->series.tasks.nr; i++)
+			m->series.tasks.items[i].updated_ns = now_ns;
+		m->swept_ns = now_ns;
+		m->dated = true;
+	}
+	m->now_ns = now_ns;
+	if (!m->ttl_ns || now_ns - m->swept_ns < every_ns)
+		return 0;
+	err = series_expire(m);
+	if (!err)
+		m->swept_ns = now_ns;
+	return err;
+}
+
+int metrics_end_window(struct metrics *m, uint64_t now_ns)
+{
+	int err = proc_end_window(m), err2 = series_end_window(m, now_ns);
+
+	return err ? err : err2;
+}
+
 size_t metrics_nr_procs(const struct metrics *m)
 {
 	return m->procs.nr;
@@ -278,7 +461,12 @@ size_t metrics_nr_procs(const struct metrics *m)
 
 size_t metrics_nr_series(const struct metrics *m)
 {
-	return m->sys.nr;
+	return m->series.sys.nr;
+}
+
+size_t metrics_nr_tasks(const struct metrics *m)
+{
+	return m->series.tasks.nr;
 }
 
 static int cmp_sys(const void *a, const void *b)
@@ -364,7 +552,7 @@ static void write_gauge(FILE *out, const char *name, const char *type, const cha
 	fprintf(out, "%s %" PRIu64 "\n", name, v);
 }
 
-static void write_agent(const struct metrics_agent *a, FILE *out)
+static void write_agent(const struct metrics *m, const struct metrics_agent *a, FILE *out)
 {
 	struct prom_labels l = { { "reason" }, { NULL }, 1 };
 	size_t i;
@@ -391,6 +579,11 @@ static void write_agent(const struct metrics_agent *a, FILE *out)
 	fputc('\n', out);
 	write_gauge(out, "latprof_agent_tracked_processes", "gauge",
 		    "Processes in the agent's pid to name table.", a->procs_tracked);
+	write_gauge(out, "latprof_agent_series", "gauge",
+		    "Series the agent holds now: one per process name and syscall, and one per process name.",
+		    m->series.sys.nr + m->series.tasks.nr);
+	write_gauge(out, "latprof_agent_series_expired_total", "counter",
+		    "Series removed after --series-ttl without a new count.", m->expired);
 	write_gauge(out, "latprof_profile_sessions", "gauge",
 		    "Profile requests being recorded now.", a->profiles_active);
 	write_gauge(out, "latprof_profile_requests_total", "counter",
@@ -410,8 +603,9 @@ static void write_agent(const struct metrics_agent *a, FILE *out)
 
 int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *out)
 {
-	const struct metrics_sys **sys = calloc(m->sys.nr + 1, sizeof(*sys));
-	const struct metrics_task **tasks = calloc(m->tasks.nr + 1, sizeof(*tasks));
+	const struct metrics_series *s = &m->series;
+	const struct metrics_sys **sys = calloc(s->sys.nr + 1, sizeof(*sys));
+	const struct metrics_task **tasks = calloc(s->tasks.nr + 1, sizeof(*tasks));
 	size_t i;
 	int err = 0;
 
@@ -419,17 +613,17 @@ int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < m->sys.nr; i++)
-		sys[i] = &m->sys.items[i];
-	for (i = 0; i < m->tasks.nr; i++)
-		tasks[i] = &m->tasks.items[i];
-	if (m->sys.nr)
-		array_sort(sys, m->sys.nr, sizeof(*sys), cmp_sys);
-	if (m->tasks.nr)
-		array_sort(tasks, m->tasks.nr, sizeof(*tasks), cmp_task);
-	write_sys(sys, m->sys.nr, out);
-	write_tasks(tasks, m->tasks.nr, a, out);
-	write_agent(a, out);
+	for (i = 0; i < s->sys.nr; i++)
+		sys[i] = &s->sys.items[i];
+	for (i = 0; i < s->tasks.nr; i++)
+		tasks[i] = &s->tasks.items[i];
+	if (s->sys.nr)
+		array_sort(sys, s->sys.nr, sizeof(*sys), cmp_sys);
+	if (s->tasks.nr)
+		array_sort(tasks, s->tasks.nr, sizeof(*tasks), cmp_task);
+	write_sys(sys, s->sys.nr, out);
+	write_tasks(tasks, s->tasks.nr, a, out);
+	write_agent(m, a, out);
 	if (ferror(out))
 		err = -EIO;
 out:

@@ -7,9 +7,12 @@
  *
  * Series are per comm, not per pid: pids churn without end, names do not,
  * so the number of series stays bounded. Past max_series names (or (name,
- * syscall) pairs) new ones are counted under comm="other". The pid -> comm
- * table is fed by the collector's lifecycle events and forgets an exited
- * process at the end of the window that drained its last counts.
+ * syscall) pairs) new ones are counted under comm="other". A series nothing
+ * was added to for a TTL is removed (expired), "other" too, so names that
+ * come and go do not hold memory for the agent's life: one that comes back
+ * starts from zero, a counter reset to Prometheus. The pid -> comm table is
+ * fed by the collector's lifecycle events and forgets an exited process at
+ * the end of the window that drained its last counts.
  *
  * Knows nothing about BPF or HTTP; not thread-safe (serve holds a lock).
  */
@@ -48,8 +51,11 @@ struct metrics_agent {
 
 struct metrics;
 
-/* An empty table allowing @max_series names and pairs, or NULL (ENOMEM). */
-struct metrics *metrics_new(size_t max_series);
+/*
+ * An empty table allowing @max_series names and pairs, whose series expire
+ * @ttl_ns after their last addition (0: never), or NULL (ENOMEM).
+ */
+struct metrics *metrics_new(size_t max_series, uint64_t ttl_ns);
 
 /* NULL is a no-op. */
 void metrics_free(struct metrics *m);
@@ -75,10 +81,16 @@ int metrics_add_offcpu(struct metrics *m, pid_t pid, const char *comm, uint64_t 
 		       uint64_t preempted_ns);
 
 /*
- * A drain is complete: forget the processes that had exited before it
- * began. 0 or -ENOMEM (the table is then unchanged).
+ * A drain is complete, at @now_ns (a monotonic clock): forget the processes
+ * that had exited before it began, and expire the idle series. The add
+ * functions date a series with the last drain's time (the first drain's for
+ * those added before it), so a series is idle once @now_ns is ttl_ns past
+ * that; idle series are looked for every min(ttl_ns / 4, 10 s), so one goes
+ * at most that much (and a drain) after its TTL. 0 or -ENOMEM: the pid table
+ * may then have been emptied (it refills from /proc), or the idle series are
+ * kept until the next drain tries again; every table stays usable.
  */
-int metrics_end_window(struct metrics *m);
+int metrics_end_window(struct metrics *m, uint64_t now_ns);
 
 /* Entries of the pid -> comm table. Cannot fail. */
 size_t metrics_nr_procs(const struct metrics *m);
@@ -86,9 +98,13 @@ size_t metrics_nr_procs(const struct metrics *m);
 /* Number of (comm, syscall) series. Cannot fail. */
 size_t metrics_nr_series(const struct metrics *m);
 
+/* Number of per-comm series (CPU samples, off-CPU time). Cannot fail. */
+size_t metrics_nr_tasks(const struct metrics *m);
+
 /*
  * Write every family (Prometheus text format 0.0.4), series sorted by comm
- * and syscall. 0 or -EIO.
+ * and syscall, with the number of series held and expired. 0, -ENOMEM or
+ * -EIO.
  */
 int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *out);
 

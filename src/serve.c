@@ -85,7 +85,7 @@ static int serve_drain_locked(struct serve *s)
 	int err = collect_drain(s->sess.col, &ops);
 
 	if (!err)
-		err = metrics_end_window(s->metrics);
+		err = metrics_end_window(s->metrics, now_ns());
 	return err;
 }
 
@@ -283,7 +283,7 @@ int serve_run(const struct serve_opts *o)
 	if (!uname(&u))
 		snprintf(s.kernel, sizeof(s.kernel), "%s", u.release);
 	pthread_mutex_init(&s.lock, NULL);
-	s.metrics = metrics_new(SERVE_MAX_SERIES);
+	s.metrics = metrics_new(SERVE_MAX_SERIES, o->series_ttl_ns);
 	if (!s.metrics) {
 		err = -errno;
 		pr_err("cannot allocate metrics: %s", strerror(-err));

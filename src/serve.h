@@ -10,10 +10,14 @@
 #ifndef LATPROF_SERVE_H
 #define LATPROF_SERVE_H
 
+#include <stdint.h>
+
 #include "src/collectopts.h"
 
 #define SERVE_DEFAULT_PORT 6061
 #define SERVE_DEFAULT_MAX_SESSIONS 4
+/* A series nothing was added to for this long is removed (metrics.h). */
+#define SERVE_DEFAULT_SERIES_TTL_S 300
 
 struct serve_opts {
 	struct collector_opts co;	/* the metrics session's, and every profile's defaults */
@@ -22,6 +26,7 @@ struct serve_opts {
 	char *token;			/* owned; NULL: no authentication */
 	char *tls_cert, *tls_key;	/* owned PEM contents */
 	unsigned int max_sessions;
+	uint64_t series_ttl_ns;		/* 0: series are kept for the agent's life */
 	const char *command_line;	/* latprof's own, for the profiles' metadata */
 };
 
