@@ -18,18 +18,7 @@
 #include "util.h"
 
 #define BTFCACHE_VMLINUX "/sys/kernel/btf/vmlinux"
-#define BTFCACHE_DEFAULT_DIR "/var/cache/latprof"
 #define BTFCACHE_END_BYTES (64 * 1024)	/* hashed from each end of the kernel's BTF */
-
-/* The cache directory, or NULL when the cache is off. */
-static const char *btfcache_dir(void)
-{
-	const char *dir = getenv("LATPROF_CACHE_DIR");
-
-	if (!dir)
-		return BTFCACHE_DEFAULT_DIR;
-	return *dir ? dir : NULL;
-}
 
 /*
  * Fold @len bytes of @fd at @off into @crc; false when they cannot be read
@@ -83,7 +72,7 @@ static bool kernel_crc(uLong *crc)
 
 bool btfcache_lookup(const void *obj, size_t len, char *path, size_t size)
 {
-	const char *dir = btfcache_dir();
+	const char *dir = cache_dir();
 	struct utsname u;
 	uLong kcrc, ocrc;
 	int n;
@@ -172,7 +161,7 @@ static int spawn_detached(char *const argv[], const char *cleanup)
 
 int btfcache_build(const void *obj, size_t len, const char *path)
 {
-	const char *dir = btfcache_dir();
+	const char *dir = cache_dir();
 	char bpftool[4096], objpath[4200];
 	int err;
 

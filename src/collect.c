@@ -703,6 +703,14 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.ustacks, o->ustack_ring_bytes);
 	/*
+	 * Lifecycle events: 1 MiB holds a busy machine's second (-a, --comm:
+	 * every process); a command or pids make few. Each ring's pages count
+	 * twice in the resident set (mapped twice, for records that wrap).
+	 */
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.events, o->all || o->nr_comms ?
+					       1024 * 1024 : 256 * 1024);
+	/*
 	 * The in-kernel aggregates, preallocated (the CPU sampler may not
 	 * allocate), are sized to what the mode sends them: with DWARF stacks
 	 * only kernel threads' CPU samples, and off-CPU intervals outside

@@ -12,19 +12,39 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "src/runmeta.h"
 #include "src/util.h"
 
 /*
  * The sizing policy, in one place. A profile session keeps stacks: up to
  * 65,536 distinct ones (kernel, and user with frame pointers), allocated
- * as they come (collect.c caps it where the kernel preallocates). 4 MiB of ring
- * holds ~250 copied stacks, 1/8 s at 999 Hz on 2 CPUs; the pages we read
- * stay resident, so it is not larger than that. A metrics session keeps
+ * as they come (collect.c caps it where the kernel preallocates). The ring
+ * of copied stacks has 1 MiB a CPU (at least 2, at most 16): 64 stacks of
+ * 16 KiB, 1/16 s of a CPU sampled at 999 Hz; the reader is woken when a
+ * quarter is full. Every page of a ring is resident from the start, twice
+ * (mapped twice for records that wrap), so it is not larger than that: 4
+ * MiB here put 8 MiB in the whole run's peak. A metrics session keeps
  * counters only: frame-pointer stack ids (thrown away), no slow call needs
  * its stack, and every syscall statistic lives in the hash so that
  * collect_drain can empty it.
  */
+#define SESSION_USTACK_RING_PER_CPU (1U << 20)
+#define SESSION_USTACK_RING_MIN (2U << 20)
+#define SESSION_USTACK_RING_MAX (16U << 20)
+
+static uint32_t ustack_ring_bytes(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint32_t bytes = SESSION_USTACK_RING_MIN;
+
+	while (ncpu > 0 && bytes < (uint64_t)ncpu * SESSION_USTACK_RING_PER_CPU &&
+	       bytes < SESSION_USTACK_RING_MAX)
+		bytes *= 2;
+	return bytes;
+}
+
 static void session_collect_opts(const struct session_config *cfg, struct collect_opts *c)
 {
 	const struct collector_opts *o = cfg->co;
@@ -54,7 +74,7 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		.debug_dirs = (const char *const *)o->debug_dirs.items,
 		.nr_debug_dirs = o->debug_dirs.nr,
 		.stack_size = profile ? o->stack_size : 1024,
-		.ustack_ring_bytes = profile && o->unwind_dwarf ? 4 * 1024 * 1024 :
+		.ustack_ring_bytes = profile && o->unwind_dwarf ? ustack_ring_bytes() :
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 		.requests = profile && o->requests,

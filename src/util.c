@@ -291,3 +291,12 @@ char *join_args(int argc, char **argv)
 	}
 	return s;
 }
+
+const char *cache_dir(void)
+{
+	const char *dir = getenv("LATPROF_CACHE_DIR");
+
+	if (!dir)
+		return "/var/cache/latprof";
+	return *dir ? dir : NULL;
+}

@@ -121,4 +121,11 @@ void pr_option_error(const char *verb, char *const argv[], int c);
 /* Does s end with suffix? */
 bool str_has_suffix(const char *s, const char *suffix);
 
+/*
+ * latprof's cache directory (minimized BTF, inflated debuginfo):
+ * $LATPROF_CACHE_DIR, or /var/cache/latprof when that is unset; NULL when
+ * it is set and empty (the caches are off). Cannot fail.
+ */
+const char *cache_dir(void);
+
 #endif

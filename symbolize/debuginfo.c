@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "src/util.h"
+#include "symbolize/debugcache.h"
 
 #define SYSTEM_DEBUG_DIR "/usr/lib/debug"
 
@@ -157,11 +158,20 @@ static int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname
 	 * libdwfl only when there is a file it could take. A .gnu_debugaltlink
 	 * (dwz) lookup comes with a name and no CRC; that one goes through.
 	 */
-	if (di && !di->debuginfod && !(link && !crc) &&
-	    !debuginfo_may_exist(di, mod, file, link))
+	bool alt = link && !crc, may = di && !alt && debuginfo_may_exist(di, mod, file, link);
+	int fd;
+
+	if (di && !di->debuginfod && !alt && !may)
 		return -1;
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, link, crc,
-					    debuginfo_file);
+	/* the inflated copy of a compressed file that is still there */
+	fd = may ? debugcache_open(mod, debuginfo_file) : -1;
+	if (fd >= 0)
+		return fd;
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, link, crc,
+					  debuginfo_file);
+	if (fd >= 0 && !alt)
+		debugcache_add(mod, fd);
+	return fd;
 }
 
 static int debuginfo_add_root(struct debuginfo *di, const char *dir)

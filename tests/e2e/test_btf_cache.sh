@@ -33,12 +33,13 @@ meta_btf()
 
 # cache_ready: within 10 s, one BTF file that bpftool can read and nothing
 # else in the cache directory (the object and the temporary output removed)
+# but debug/, the inflated debuginfo (symbolize/debugcache.h)
 cache_ready()
 {
 	local i f
 	for ((i = 0; i < 100; i++)); do
 		f=$(ls "$LATPROF_CACHE_DIR"/btf-*.btf 2>/dev/null)
-		if [ -n "$f" ] && [ "$(ls "$LATPROF_CACHE_DIR" | wc -l)" = 1 ] &&
+		if [ -n "$f" ] && [ "$(ls "$LATPROF_CACHE_DIR" | grep -cvx debug)" = 1 ] &&
 			"$BPFTOOL" btf dump file "$f" 2>/dev/null | grep -q "STRUCT 'task_struct'"; then
 			echo "$f"
 			return 0
