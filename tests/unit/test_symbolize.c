@@ -638,6 +638,51 @@ static const char saved_kallsyms[] =
 	"ffffffffc0001200 d mod_data\t[mymod]\n"
 	"ffffffffc0002000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n";
 
+/*
+ * The same symbols out of order: aliases the other way round, the
+ * modules' and BPF's reversed (sorted after the kernel's, above them),
+ * then the init text below those (the whole table sorted again).
+ */
+static const char saved_kallsyms_shuffled[] =
+	"ffffffff81000000 t startup_64\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T foo\n"
+	"ffffffff81000100 T __foo\n"
+	"ffffffff81000180 D not_text\n"
+	"ffffffff81000190 T __entry_text_end\n"
+	"ffffffff810001a0 t after_foo_text\n"
+	"ffffffff810001a0 T __foo_text_end\n"
+	"ffffffff81000200 t bar\n"
+	"ffffffff81000300 T _etext\n"
+	"ffffffff82000000 T _sinittext\n"
+	"ffffffff82000010 t init_fn\n"
+	"ffffffff82000100 T _einittext\n"
+	"ffffffffc0002000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n"
+	"ffffffffc0001200 d mod_data\t[mymod]\n"
+	"ffffffffc0001100 T mod_fn2\t[mymod]\n"
+	"ffffffffc0001000 t mod_fn\t[mymod]\n";
+
+static const char saved_kallsyms_init_last[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 t startup_64\n"
+	"ffffffff81000100 T __foo\n"
+	"ffffffff81000100 T foo\n"
+	"ffffffff81000180 D not_text\n"
+	"ffffffff81000190 T __entry_text_end\n"
+	"ffffffff810001a0 T __foo_text_end\n"
+	"ffffffff810001a0 t after_foo_text\n"
+	"ffffffff81000200 t bar\n"
+	"ffffffff81000300 T _etext\n"
+	"ffffffffc0001100 T mod_fn2\t[mymod]\n"
+	"ffffffffc0001000 t mod_fn\t[mymod]\n"
+	"ffffffffc0001200 d mod_data\t[mymod]\n"
+	"ffffffffc0002000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n"
+	"ffffffff82000100 T _einittext\n"
+	"ffffffff82000010 t init_fn\n"
+	"ffffffff82000000 T _sinittext\n";
+
 static const struct sym_location *kloc(struct symbolizer *s, uint64_t addr, bool is_return,
 				       char *buf)
 {
@@ -665,13 +710,13 @@ static struct symbolizer *saved_kernel_symbolizer(const char *text, char *path)
 	return symbolizer_new(&opts);
 }
 
-static void test_kernel_saved(void)
+static void test_kernel_saved(const char *text)
 {
 	char path[] = "/tmp/latprof-kallsyms-XXXXXX", buf[64];
 	const struct sym_location *loc;
 	struct symbolizer *s;
 
-	s = saved_kernel_symbolizer(saved_kallsyms, path);
+	s = saved_kernel_symbolizer(text, path);
 	CHECK(s);
 	if (!s)
 		goto out;
@@ -812,7 +857,9 @@ int main(int argc, char **argv)
 	test_exited_child();
 	test_deleted_exe(loc && loc->map ? loc->map->build_id : "");
 	test_kernel_live();
-	test_kernel_saved();
+	test_kernel_saved(saved_kallsyms);
+	test_kernel_saved(saved_kallsyms_shuffled);
+	test_kernel_saved(saved_kallsyms_init_last);
 	test_kernel_hidden();
 	symbolizer_free(s);
 	if (anon != MAP_FAILED)
