@@ -704,8 +704,10 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		err = bpf_map__set_max_entries(s->maps.ustacks, o->ustack_ring_bytes);
 	/*
 	 * Lifecycle events: 1 MiB holds a busy machine's second (-a, --comm:
-	 * every process); a command or pids make few. Each ring's pages count
-	 * twice in the resident set (mapped twice, for records that wrap).
+	 * every process). A command and its children are read as they come:
+	 * `xargs -P 4` running 3,000 /bin/true (190 processes a second) lost
+	 * none in 256 KiB, beside two spinning loops too. Each ring's pages
+	 * count twice in the resident set (mapped twice, for records that wrap).
 	 */
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.events, o->all || o->nr_comms ?

@@ -401,7 +401,9 @@ static int series_expire(struct metrics *m)
 	int err;
 
 	nr_sys = count_live(m, &nr_tasks);
-	if (nr_sys == m->series.sys.nr && nr_tasks == m->series.tasks.nr)
+	/* names counted under "other" pile up in the strtab: rebuilt too */
+	if (nr_sys == m->series.sys.nr && nr_tasks == m->series.tasks.nr &&
+	    strtab_size(m->series.names) <= 4 * m->max_series)
 		return 0;
 	err = series_init(&next);
 	if (!err)
@@ -422,12 +424,11 @@ static int series_expire(struct metrics *m)
 	return 0;
 }
 
-static int series_end_window(struct metrics *m, uint64_t now_ns)
+static void series_end_window(struct metrics *m, uint64_t now_ns)
 {
 	uint64_t every_ns = m->ttl_ns / 4 < METRICS_MAX_SWEEP_NS ? m->ttl_ns / 4 :
 				 METRICS_MAX_SWEEP_NS;
 	size_t i;
-	int err;
 
 	if (!m->dated) {
 		/* added before any drain had a time: they date from this one */
@@ -438,20 +439,21 @@ static int series_end_window(struct metrics *m, uint64_t now_ns)
 		m->swept_ns = now_ns;
 		m->dated = true;
 	}
-	m->now_ns = now_ns;
-	if (!m->ttl_ns || now_ns - m->swept_ns < every_ns)
-		return 0;
-	err = series_expire(m);
-	if (!err)
+	/*
+	 * Idle is judged at the previous drain's time, the date of what this
+	 * window added: a gap of the TTL between two drains expires nothing
+	 * that was counted in between. A failed copy leaves the tables as
+	 * they were; the next drain tries again.
+	 */
+	if (m->ttl_ns && now_ns - m->swept_ns >= every_ns && !series_expire(m))
 		m->swept_ns = now_ns;
-	return err;
+	m->now_ns = now_ns;
 }
 
 int metrics_end_window(struct metrics *m, uint64_t now_ns)
 {
-	int err = proc_end_window(m), err2 = series_end_window(m, now_ns);
-
-	return err ? err : err2;
+	series_end_window(m, now_ns);
+	return proc_end_window(m);
 }
 
 size_t metrics_nr_procs(const struct metrics *m)

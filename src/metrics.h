@@ -84,11 +84,12 @@ int metrics_add_offcpu(struct metrics *m, pid_t pid, const char *comm, uint64_t 
  * A drain is complete, at @now_ns (a monotonic clock): forget the processes
  * that had exited before it began, and expire the idle series. The add
  * functions date a series with the last drain's time (the first drain's for
- * those added before it), so a series is idle once @now_ns is ttl_ns past
- * that; idle series are looked for every min(ttl_ns / 4, 10 s), so one goes
- * at most that much (and a drain) after its TTL. 0 or -ENOMEM: the pid table
- * may then have been emptied (it refills from /proc), or the idle series are
- * kept until the next drain tries again; every table stays usable.
+ * those added before it), and a series is idle once the drain before this
+ * one is ttl_ns past that, so what this window added is never expired
+ * whatever the gap between drains; idle series are looked for every
+ * min(ttl_ns / 4, 10 s). 0, or -ENOMEM when the pid table was emptied (it
+ * refills from /proc); a failed expiry keeps the series until a later drain
+ * succeeds. Every table stays usable.
  */
 int metrics_end_window(struct metrics *m, uint64_t now_ns);
 

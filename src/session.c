@@ -12,8 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 #include "src/runmeta.h"
 #include "src/util.h"
 
@@ -36,7 +34,7 @@
 
 static uint32_t ustack_ring_bytes(void)
 {
-	int ncpu = libbpf_num_possible_cpus();
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);	/* the CPUs sampled */
 	uint32_t bytes = SESSION_USTACK_RING_MIN;
 
 	while (ncpu > 0 && bytes < (uint64_t)ncpu * SESSION_USTACK_RING_PER_CPU &&

@@ -300,3 +300,23 @@ const char *cache_dir(void)
 		return "/var/cache/latprof";
 	return *dir ? dir : NULL;
 }
+
+bool hex_encode(const void *bits, size_t len, char *out, size_t size)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *b = bits;
+	size_t i;
+
+	if (!size)
+		return false;
+	if (len > (size - 1) / 2) {
+		out[0] = 0;
+		return false;
+	}
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * len] = 0;
+	return true;
+}

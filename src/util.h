@@ -128,4 +128,10 @@ bool str_has_suffix(const char *s, const char *suffix);
  */
 const char *cache_dir(void);
 
+/*
+ * @len bytes of @bits in lower-case hex, NUL-terminated, into @out of
+ * @size bytes; false (and "") when it does not fit.
+ */
+bool hex_encode(const void *bits, size_t len, char *out, size_t size);
+
 #endif

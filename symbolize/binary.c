@@ -97,17 +97,10 @@ static int binary_read_segments(struct binary *b, Elf *elf)
 
 static const char *hex_intern(struct strtab *strs, const unsigned char *bits, int len)
 {
-	static const char digits[] = "0123456789abcdef";
 	char buf[2 * 64 + 1];
-	int i;
 
-	if (len > 64)
-		len = 64;	/* GNU build-ids are 20 bytes; never overflow */
-	for (i = 0; i < len; i++) {
-		buf[2 * i] = digits[bits[i] >> 4];
-		buf[2 * i + 1] = digits[bits[i] & 15];
-	}
-	buf[2 * len] = '\0';
+	/* GNU build-ids are 20 bytes; never overflow */
+	hex_encode(bits, len > 64 ? 64 : len, buf, sizeof(buf));
 	return strtab_intern(strs, buf);
 }
 

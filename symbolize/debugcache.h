@@ -11,18 +11,26 @@
  * cache_dir() (src/util.h); from then on libdw maps that copy and reads
  * only the pages it touches, which the kernel can drop again.
  *
- * A copy is used only in place of the file it was made from, found by the
- * usual search (debuginfo.h) and matched by build-id: the cache never
- * supplies debuginfo that is no longer installed. Files without a build-id
- * are used as they are. Copies are kept within DEBUGCACHE_MAX_BYTES, the
- * least recently used removed first. Any failure (no cache directory, a
- * read-only or full disk) leaves the file found as it was: slower, never
- * wrong.
+ * A copy is offered only while a debug file for the binary is still where
+ * the search looks (--debug-dir, /usr/lib/debug: the build-id path or the
+ * .gnu_debuglink name), in place of searching it, and only when the copy's
+ * own build-id is the binary's: the cache never is the only source of
+ * debuginfo no longer installed. Files without a build-id, fetched from
+ * debuginfod, or with a relative .gnu_debugaltlink are read as they are.
+ * Copies are kept within DEBUGCACHE_MAX_BYTES, the least recently used
+ * removed first; one file may take a quarter of it, and a copy is not
+ * written where the disk has less than twice its size free. The tree is
+ * this user's own (0700); one that is not, or a symlink in it, is not
+ * used. Any failure (no cache directory, a read-only or full disk) leaves
+ * the file found as it was: slower, never wrong.
  */
 #ifndef LATPROF_SYMBOLIZE_DEBUGCACHE_H
 #define LATPROF_SYMBOLIZE_DEBUGCACHE_H
 
 #include <elfutils/libdwfl.h>
+
+/* Room for a build-id in hex (GNU build-ids are 20 bytes). */
+#define DEBUGCACHE_HEX_MAX (2 * 64 + 1)
 
 /* What the copies may take on disk together. */
 #define DEBUGCACHE_MAX_BYTES (2048ULL << 20)

@@ -51,10 +51,8 @@ static bool build_id_file_exists(const struct debuginfo *di, Dwfl_Module *mod)
 	char *p;
 
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (len < 2 || len > 64)
+	if (len < 2 || !hex_encode(bits, len, hex, sizeof(hex)))
 		return false;
-	for (i = 0; i < (size_t)len; i++)
-		sprintf(hex + 2 * i, "%02x", bits[i]);
 	for (i = 0; i < di->roots.nr; i++) {
 		if (asprintf(&p, "%s/.build-id/%.2s/%s.debug", di->roots.items[i], hex,
 			     hex + 2) < 0)
@@ -169,7 +167,7 @@ static int debuginfo_find(Dwfl_Module *mod, void **userdata, const char *modname
 		return fd;
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, link, crc,
 					  debuginfo_file);
-	if (fd >= 0 && !alt)
+	if (fd >= 0 && may)
 		debugcache_add(mod, fd);
 	return fd;
 }

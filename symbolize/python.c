@@ -318,16 +318,13 @@ static bool file_free_threaded(Elf *elf, int fd, const char *path, const struct 
 static Dwarf *open_separate_dwarf(const struct py_finder *f, Elf *elf, int *fd_out)
 {
 	const void *id;
-	const uint8_t *b;
 	char hex[128], path[512];
 	ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
-	size_t i, j;
+	size_t i;
 
 	if (len <= 1 || len > 60)
 		return NULL;
-	b = id;
-	for (j = 0; j < (size_t)len; j++)
-		snprintf(hex + 2 * j, 3, "%02x", b[j]);
+	hex_encode(id, len, hex, sizeof(hex));
 	for (i = 0; i <= f->nr_dirs; i++) {
 		const char *dir = i < f->nr_dirs ? f->dirs[i] : DEFAULT_DEBUG_DIR;
 		Dwarf *dw;

@@ -157,6 +157,45 @@ int main(void)
 	CHECK(file && strstr(file, "test_debugcache.c") && again == line);
 	CHECK(stat(copy, &st) == 0 && st.st_mtime > 1000);
 
+	/* a copy damaged on disk (zeros, as after a crash): removed, made again */
+	CHECK(run("dd if=/dev/zero of='%s' bs=4096 count=4 conv=notrunc status=none%s", copy,
+		  "") == 0);
+	file = line_of(stripped, dd, vaddr, &again);
+	CHECK(file && strstr(file, "test_debugcache.c") && again == line);
+	CHECK(compressed_sections(copy, &has_info) == 0 && has_info);
+
+	/*
+	 * The budget: planted older copies go first, the new one stays; a
+	 * stale temporary is removed, a fresh one and other files are not.
+	 */
+	{
+		char planted[4500], stale[4600], fresh[4600], other[4600], budget[32], cmd[64];
+		long long size;
+
+		snprintf(planted, sizeof(planted), "%s/debug/.build-id/ab/cdef.debug", cache);
+		snprintf(stale, sizeof(stale), "%s.Ab12Cd", planted);
+		snprintf(fresh, sizeof(fresh), "%s.Zz98Yy", planted);
+		snprintf(other, sizeof(other), "%s/debug/.build-id/ab/notes.txt", cache);
+		CHECK(run("mkdir -m 700 -p \"$(dirname '%s')\"%s", planted, "") == 0);
+		/* the budget is 5 copies (one may take a quarter); the planted file alone is over it */
+		CHECK(stat(copy, &st) == 0);
+		size = (long long)st.st_size;
+		snprintf(budget, sizeof(budget), "%lld", size * 5);
+		snprintf(cmd, sizeof(cmd), "head -c %lld /dev/urandom", size * 5 + 1);
+		CHECK(run("%s >'%s'", cmd, planted) == 0);
+		CHECK(run("touch -d @2000 '%s'%s", planted, "") == 0);
+		CHECK(run("touch -d @2000 '%s' '%s'", stale, other) == 0);
+		CHECK(run("touch '%s'%s", fresh, "") == 0);
+		CHECK(unlink(copy) == 0);
+		setenv("LATPROF_DEBUG_CACHE_MAX", budget, 1);
+		file = line_of(stripped, dd, vaddr, &again);
+		CHECK(file && again == line);
+		CHECK(stat(copy, &st) == 0);
+		CHECK(stat(planted, &st) != 0 && stat(stale, &st) != 0);
+		CHECK(stat(fresh, &st) == 0 && stat(other, &st) == 0);
+		unsetenv("LATPROF_DEBUG_CACHE_MAX");
+	}
+
 	/* the file it was made from is gone: no line information */
 	CHECK(unlink(debug) == 0);
 	CHECK(line_of(stripped, dd, vaddr, &again) == NULL && again == 0);
@@ -169,6 +208,18 @@ int main(void)
 	file = line_of(stripped, dd, vaddr, &again);
 	CHECK(file && again == line);
 	CHECK(stat(cache, &st) != 0);
+
+	/* a cache directory that is not one (a file): no copy, the answer still */
+	CHECK(run("touch '%s'%s", cache, "") == 0);
+	setenv("LATPROF_CACHE_DIR", cache, 1);
+	file = line_of(stripped, dd, vaddr, &again);
+	CHECK(file && again == line);
+
+	/* one not this user's own (group-writable): not read, not written */
+	CHECK(run("rm -f '%s'; mkdir -m 777 -p '%s/debug'", cache, cache) == 0);
+	file = line_of(stripped, dd, vaddr, &again);
+	CHECK(file && again == line);
+	CHECK(stat(copy, &st) != 0);
 
 	CHECK(run("rm -rf '%s'%s", dir, "") == 0);
 	return check_exit();

@@ -257,6 +257,32 @@ static void test_other_expires(void)
 	metrics_free(m);
 }
 
+/*
+ * Counts added between two drains further apart than the TTL (a stalled
+ * agent, --series-ttl 1 with drains a second apart) are not expired by the
+ * drain that takes them.
+ */
+static void test_drain_gap(void)
+{
+	struct metrics *m = metrics_new(100, 1 * NSEC_PER_SEC);
+	uint64_t t;
+
+	CHECK(m != NULL);
+	metrics_proc_event(m, 1, 4500001, "gap");
+	drain_at(m, 1000);
+	for (t = 1001; t <= 1005; t++) {
+		add_calls(m, 4500001, "read", 1);
+		drain_at(m, t + 1);	/* 2 s later: twice the TTL */
+		t++;
+	}
+	CHECK(has_line(m, "latprof_syscall_duration_seconds_count{comm=\"gap\",syscall=\"read\"} 3\n"));
+	CHECK(has_line(m, "latprof_agent_series_expired_total 0\n"));
+	drain_at(m, 1010);
+	drain_at(m, 1011);
+	CHECK(metrics_nr_series(m) == 0);
+	metrics_free(m);
+}
+
 /* A burst of names, all idle at once: the tables empty, and fill again. */
 static void test_expire_all(void)
 {
@@ -273,7 +299,10 @@ static void test_expire_all(void)
 	}
 	drain_at(m, 1000);
 	CHECK(metrics_nr_series(m) == 500 && metrics_nr_tasks(m) == 500);
+	/* a drain long after the last: what the window before it held stays */
 	drain_at(m, 1020);
+	CHECK(metrics_nr_series(m) == 500 && metrics_nr_tasks(m) == 500);
+	drain_at(m, 1023);	/* the next look, 2.5 s after */
 	CHECK(metrics_nr_series(m) == 0 && metrics_nr_tasks(m) == 0);
 	CHECK(has_line(m, "latprof_agent_series 0\n"));
 	CHECK(has_line(m, "latprof_agent_series_expired_total 1000\n"));
@@ -289,5 +318,6 @@ int main(void)
 	test_ttl_zero();
 	test_other_expires();
 	test_expire_all();
+	test_drain_gap();
 	return check_exit();
 }

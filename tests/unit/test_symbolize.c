@@ -640,8 +640,9 @@ static const char saved_kallsyms[] =
 
 /*
  * The same symbols out of order: aliases the other way round, the
- * modules' and BPF's reversed (sorted after the kernel's, above them),
- * then the init text below those (the whole table sorted again).
+ * modules' and BPF's reversed (sorted after the kernel's, above them) with
+ * a worse alias of bar after them; then the init text below those, and
+ * bar itself after its worse alias (merged into the kernel's run).
  */
 static const char saved_kallsyms_shuffled[] =
 	"ffffffff81000000 t startup_64\n"
@@ -661,7 +662,8 @@ static const char saved_kallsyms_shuffled[] =
 	"ffffffffc0002000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n"
 	"ffffffffc0001200 d mod_data\t[mymod]\n"
 	"ffffffffc0001100 T mod_fn2\t[mymod]\n"
-	"ffffffffc0001000 t mod_fn\t[mymod]\n";
+	"ffffffffc0001000 t mod_fn\t[mymod]\n"
+	"ffffffff81000200 t __bar\n";
 
 static const char saved_kallsyms_init_last[] =
 	"ffffffff81000000 T _stext\n"
@@ -673,7 +675,7 @@ static const char saved_kallsyms_init_last[] =
 	"ffffffff81000190 T __entry_text_end\n"
 	"ffffffff810001a0 T __foo_text_end\n"
 	"ffffffff810001a0 t after_foo_text\n"
-	"ffffffff81000200 t bar\n"
+	"ffffffff81000200 t __bar\n"
 	"ffffffff81000300 T _etext\n"
 	"ffffffffc0001100 T mod_fn2\t[mymod]\n"
 	"ffffffffc0001000 t mod_fn\t[mymod]\n"
@@ -681,7 +683,8 @@ static const char saved_kallsyms_init_last[] =
 	"ffffffffc0002000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n"
 	"ffffffff82000100 T _einittext\n"
 	"ffffffff82000010 t init_fn\n"
-	"ffffffff82000000 T _sinittext\n";
+	"ffffffff82000000 T _sinittext\n"
+	"ffffffff81000200 t bar\n";
 
 static const struct sym_location *kloc(struct symbolizer *s, uint64_t addr, bool is_return,
 				       char *buf)
