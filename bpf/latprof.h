@@ -397,6 +397,14 @@ struct lp_task {
 	 * the syscalls of bpf/waits.bpf.h with --mode syscall): */
 	__u64 sys_arg0;		/* first two syscall arguments, saved at sys_enter */
 	__u64 sys_arg1;
+	/*
+	 * Descriptors 0-63 this thread saw are no conversation (a file, a
+	 * pipe: bpf/waits.bpf.h), a bit each, while its process has closed
+	 * nothing since (plain_epoch): their reads and writes skip convs.
+	 */
+	__u64 plain_fds;
+	__u32 plain_epoch;
+	__u32 pad;
 	__u64 cpu_seen;		/* sum_exec_runtime when last charged to the process */
 	__u64 utime_seen;	/* utime and stime at that charge */
 	__u64 stime_seen;

@@ -88,8 +88,10 @@ int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	proc->stamp = __sync_fetch_and_add(&lp_proc_stamps, 1) + 1;
 	/* the one thread left (de_thread ended the others) goes on with it */
 	slot_s = task_slot_find(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, start_time), &slot);
-	if (slot_s)
+	if (slot_s) {
 		slot_s->t.stamp = proc->stamp;
+		slot_s->t.plain_fds = 0;	/* of the image before */
+	}
 	e = proc_event_reserve(LP_EVENT_EXEC, tgid, proc->gen);
 	if (!e)
 		return 0;

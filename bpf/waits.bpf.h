@@ -83,6 +83,46 @@ struct {
 	__type(value, struct conv);
 } convs SEC(".maps");
 
+/*
+ * A process's descriptor epoch, at its stamp modulo WAITS_FD_EPOCHS (two
+ * processes may share one: a close of either starts a new epoch of both,
+ * which only costs a lookup): a close, accept or connect of a descriptor
+ * below 64 starts a new one, so what a thread noted about its descriptors
+ * in an older epoch (struct lp_task.plain_fds) is not used.
+ */
+#define WAITS_FD_EPOCHS 1024
+__u32 waits_fd_epoch[WAITS_FD_EPOCHS] = {};
+
+static __always_inline __u32 *waits_epoch_of(struct lp_task *t)
+{
+	return &waits_fd_epoch[t->stamp & (WAITS_FD_EPOCHS - 1)];
+}
+
+/* A descriptor below 64 of @t's process may be another file now. */
+static __always_inline void waits_fd_changed(struct lp_task *t, __s32 fd)
+{
+	if (fd >= 0 && fd < 64)
+		__sync_fetch_and_add(waits_epoch_of(t), 1);
+}
+
+/* Whether @t noted @fd as no conversation in epoch @epoch, still its process's. */
+static __always_inline bool waits_plain(struct lp_task *t, __s32 fd, __u32 epoch)
+{
+	return fd >= 0 && fd < 64 && t->plain_epoch == epoch && (t->plain_fds >> fd & 1);
+}
+
+/* Note that @fd is no conversation, as its process's epoch was @epoch when seen. */
+static __always_inline void waits_plain_note(struct lp_task *t, __s32 fd, __u32 epoch)
+{
+	if (fd < 0 || fd >= 64)
+		return;
+	if (t->plain_epoch != epoch) {
+		t->plain_fds = 0;
+		t->plain_epoch = epoch;
+	}
+	t->plain_fds |= 1ULL << fd;
+}
+
 /* The syscalls whose start is classified (syscall_is_wait in src/syscalls.c). */
 static __always_inline bool waits_is_wait(__s32 nr)
 {
@@ -218,7 +258,7 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 	enum track_op op = track_op_of(nr);
 	struct lp_proc *proc;
 	struct conv *c = NULL;
-	__u32 pending;
+	__u32 pending, epoch = 0;
 	bool sent;
 
 	if (!waits_is_conv(nr))
@@ -226,14 +266,25 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 	if (op == TRACK_READ || op == TRACK_WRITE) {
 		if (ret <= 0)
 			return;
-		/* the common case, a descriptor seen before whose state stays: one lookup */
+		/*
+		 * The most common case, a file or a pipe this thread used
+		 * before: no lookup. The epoch is read before convs, so a
+		 * close after the lookup leaves no note in force.
+		 */
+		epoch = *waits_epoch_of(t);
+		if (waits_plain(t, key.fd, epoch))
+			return;
+		/* then a descriptor seen before whose state stays: one lookup */
 		sent = op == TRACK_WRITE;
 		c = bpf_map_lookup_elem(&convs, &key);
 		/* the thread knows its process's stamp: a stale entry is no hit */
-		if (c && c->stamp != t->stamp)
+		if (c && c->stamp != t->stamp) {
 			c = NULL;
-		else if (c && c->role != CONV_SERVER && c->role != CONV_CLIENT)
+		} else if (c && c->role != CONV_SERVER && c->role != CONV_CLIENT) {
+			if (c->role == CONV_NONE)
+				waits_plain_note(t, key.fd, epoch);
 			return;
+		}
 		/* a server owes a reply once it reads; a client awaits one once it writes */
 		pending = c && c->role == CONV_SERVER ? !sent : sent;
 		if (c && c->pending == pending)
@@ -244,20 +295,28 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 		return;
 	switch (op) {
 	case TRACK_ACCEPT:
-		if (ret >= 0)
+		if (ret >= 0) {
+			/* a number whose close was not seen (close_range) */
+			waits_fd_changed(t, ret);
 			conv_new(proc, t->tgid, ret, CONV_SERVER);
+		}
 		return;
 	case TRACK_CONNECT:
 		if (ret == 0 || ret == -EINPROGRESS_) {
 			struct socket *sock = waits_socket(bpf_get_current_task_btf(), key.fd);
 
-			if (sock && BPF_CORE_READ(sock, type) == SOCK_STREAM_)
+			if (sock && BPF_CORE_READ(sock, type) == SOCK_STREAM_) {
+				waits_fd_changed(t, key.fd);
 				conv_new(proc, t->tgid, key.fd, CONV_CLIENT);
+			}
 		}
 		return;
 	case TRACK_CLOSE:
 		/* the descriptor is gone whatever close returns, but for EBADF */
-		c = ret != -EBADF_ ? bpf_map_lookup_elem(&convs, &key) : NULL;
+		if (ret == -EBADF_)
+			return;
+		waits_fd_changed(t, key.fd);
+		c = bpf_map_lookup_elem(&convs, &key);
 		if (c)
 			conv_forget(proc, &key, c);
 		return;
@@ -271,6 +330,8 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 		conv_new(proc, t->tgid, key.fd,
 			 waits_guess_role(bpf_get_current_task_btf(), key.fd, sent));
 		c = bpf_map_lookup_elem(&convs, &key);
+		if (c && c->role == CONV_NONE && c->stamp == t->stamp)
+			waits_plain_note(t, key.fd, epoch);
 		if (!c || (c->role != CONV_SERVER && c->role != CONV_CLIENT))
 			return;
 		pending = c->role == CONV_SERVER ? !sent : sent;

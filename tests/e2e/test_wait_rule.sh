@@ -122,6 +122,66 @@ info "after an exec: epoll_wait path $xpath ns, idle $xidle ns (it waited 300 ms
 [ "$xpath" = 0 ] && [ "$(calc "($xidle >= 0.28e9)")" = 1.000 ] ||
 	fail "the new image's wait is not idle after the old image's call"
 
+# a descriptor a thread read as a file, closed by another thread and made a
+# connection (the same number): the reading thread's note that it is no
+# conversation ends with the close, so its write is a call and its poll for
+# the reply is on the path, not an undecided wait on a client connection
+cat >"$WORKDIR/fd_reuse.py" <<'PYEOF'
+import os, select, socket, sys, threading, time
+rounds, delay = int(sys.argv[1]), float(sys.argv[2])
+lsock = socket.socket()
+lsock.bind(("127.0.0.1", 0))
+lsock.listen(8)
+addr = lsock.getsockname()
+child = os.fork()
+if child == 0:
+    while True:     # the backend: answers each call after the delay
+        c, _ = lsock.accept()
+        while c.recv(64):
+            time.sleep(delay)
+            c.sendall(b"ok")
+        c.close()
+lsock.close()
+total = 0
+for _ in range(rounds):
+    fd = os.open("/dev/zero", os.O_RDONLY)
+    for _ in range(50):
+        os.read(fd, 1)
+    box = {}
+    def reopen():
+        os.close(fd)
+        box["s"] = socket.create_connection(addr)
+    t = threading.Thread(target=reopen)
+    t.start()
+    t.join()
+    if box["s"].fileno() != fd:
+        sys.exit("the connection did not get the file's number")
+    os.write(fd, b"call")
+    t0 = time.monotonic_ns()
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    p.poll()
+    total += time.monotonic_ns() - t0
+    os.read(fd, 64)
+    box["s"].close()
+os.kill(child, 9)
+os.waitpid(child, 0)
+print(f"fd_reuse poll_ns={total}")
+PYEOF
+record_or_fail reuse -- $PY "$WORKDIR/fd_reuse.py" 5 0.1
+rtruth=$(kv "$WORKDIR/reuse.out" "" poll_ns)
+[ -n "$rtruth" ] || { diag_file "stdout" "$WORKDIR/reuse.out"; fail "fd_reuse.py printed no poll_ns"; }
+for w in path readiness; do
+	export_or_fail "$WORKDIR/reuse.pb.gz" "$WORKDIR/reuse.$w.folded" --format folded \
+		--weight latency:$w
+done
+rpath=$(sum_all "$WORKDIR/reuse.path.folded" 'syscall:poll [0-9]+$')
+rready=$(sum_all "$WORKDIR/reuse.readiness.folded" 'syscall:poll [0-9]+$')
+info "a file's number reused by a connection: poll path $rpath ns, readiness $rready ns" \
+	"(it measured $rtruth ns)"
+[ "$(calc "($rpath >= 0.85 * $rtruth)")" = 1.000 ] ||
+	fail "a call on a descriptor that was a file is not seen: its reply's wait is not on the path"
+
 # a poll --syscalls leaves out keeps its off-CPU time
 record_or_fail offcpu --mode syscall,offcpu --syscalls read -- $PY -c 'import select; select.poll().poll(300)'
 export_or_fail "$WORKDIR/offcpu.pb.gz" "$WORKDIR/offcpu.json" --format json --weight offcpu
