@@ -119,23 +119,46 @@ static __always_inline void sys_spill_account(__s32 nr, __u64 ns, bool error, bo
 #define SYS_ACCOUNT_ERROR 1
 #define SYS_ACCOUNT_IN_FLIGHT 2
 
+/* Count a call that took @ns in @st, a per-CPU value: plain increments are safe. */
+static __always_inline void sys_stat_add(struct lp_sys_stat *st, __u64 ns, bool error,
+					 bool in_flight)
+{
+	__u32 slot = lp_hist_slot(ns) & (LP_HIST_SLOTS - 1);
+
+	if (ns > st->max_ns)
+		st->max_ns = ns;
+	if (error)
+		st->errors++;
+	if (in_flight)
+		st->in_flight++;
+	st->hist[slot].count++;
+	st->hist[slot].sum_ns += ns;
+}
+
+/* The entry of @nr in the array block at @fast_base, or NULL (-1: none). */
+static __always_inline struct lp_sys_stat *sys_fast_entry(__s32 fast_base, __s32 nr)
+{
+	__u32 idx = fast_base + nr;
+
+	if (fast_base < 0 || nr < 0 || nr >= LP_MAX_SYSCALL_NR)
+		return NULL;
+	return bpf_map_lookup_elem(&sys_fast, &idx);
+}
+
 /*
  * Count one call of @nr that took @ns (every call, slow or not), in the
  * array block at @fast_base, or in the hash when it is -1 (in sys_spill
- * when the hash has no room for it).
+ * when the hash has no room for it). A global function, verified once on
+ * its own; sys_exit counts into the array itself (sys_fast_entry).
  */
 __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u32 flags)
 {
 	bool error = flags & SYS_ACCOUNT_ERROR, in_flight = flags & SYS_ACCOUNT_IN_FLIGHT;
 	struct lp_sys_key key = { .tgid = tgid, .nr = nr };
-	struct lp_sys_stat *st = NULL;
-	__u32 slot, idx;
+	struct lp_sys_stat *st;
 	long err;
 
-	if (fast_base >= 0 && nr >= 0 && nr < LP_MAX_SYSCALL_NR) {
-		idx = fast_base + nr;
-		st = bpf_map_lookup_elem(&sys_fast, &idx);
-	}
+	st = sys_fast_entry(fast_base, nr);
 	if (!st)
 		st = bpf_map_lookup_elem(&sys_stats, &key);
 	if (!st) {
@@ -151,16 +174,7 @@ __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u3
 		if (!st)
 			return 0;
 	}
-	/* a per-CPU value: plain increments are safe */
-	if (ns > st->max_ns)
-		st->max_ns = ns;
-	if (error)
-		st->errors++;
-	if (in_flight)
-		st->in_flight++;
-	slot = lp_hist_slot(ns) & (LP_HIST_SLOTS - 1);
-	st->hist[slot].count++;
-	st->hist[slot].sum_ns += ns;
+	sys_stat_add(st, ns, error, in_flight);
 	return 0;
 }
 
@@ -273,12 +287,12 @@ static __always_inline bool sys_entered(long nr)
 }
 
 /*
- * What the regs cache says about the thread whose registers are at @regs:
- * true when it has an answer, in *@t (NULL: not a target).
+ * What the regs cache says about the thread whose registers are at address
+ * @regs: true when it has an answer, in *@t (NULL: not a target).
  */
-static __always_inline bool regs_cache_get(struct pt_regs *regs, struct lp_task **t)
+static __always_inline bool regs_cache_get(__u64 regs, struct lp_task **t)
 {
-	__u64 key = regs_key((__u64)regs), v = *regs_cache_entry(key);
+	__u64 key = regs_key(regs), v = *regs_cache_entry(key);
 	__u32 val = v & ((1U << LP_REGS_VAL_BITS) - 1);
 
 	if (v >> LP_REGS_VAL_BITS != key)
@@ -293,7 +307,7 @@ static __always_inline bool regs_cache_get(struct pt_regs *regs, struct lp_task 
  * "Not a target" is cached only when no target can appear later for the
  * same thread (no -a, no --comm: those decide by name as processes run).
  */
-static __always_inline struct lp_task *sys_task_lookup(struct pt_regs *regs, long nr)
+static __always_inline struct lp_task *sys_task_lookup(__u64 regs, long nr)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = task->tgid;	/* a load: no second helper call */
@@ -306,7 +320,7 @@ static __always_inline struct lp_task *sys_task_lookup(struct pt_regs *regs, lon
 	/* nearly every syscall on the machine is not a target's: one load */
 	if (!maybe_target(tgid)) {
 		if (final)
-			regs_cache_put(task, (__u64)regs, LP_REGS_NOT_TARGET);
+			regs_cache_put(task, regs, LP_REGS_NOT_TARGET);
 		return NULL;
 	}
 	t = task_state_of(task->pid, task->start_time, &slot);
@@ -315,7 +329,7 @@ static __always_inline struct lp_task *sys_task_lookup(struct pt_regs *regs, lon
 		proc = current_target(tgid);
 		if (!proc) {
 			if (final)
-				regs_cache_put(task, (__u64)regs, LP_REGS_NOT_TARGET);
+				regs_cache_put(task, regs, LP_REGS_NOT_TARGET);
 			return NULL;
 		}
 		if (!sys_entered(nr))
@@ -326,28 +340,33 @@ static __always_inline struct lp_task *sys_task_lookup(struct pt_regs *regs, lon
 	}
 	s = bpf_map_lookup_elem(&task_slots, &slot);
 	if (s) {
-		s->regs_owner = regs_key((__u64)regs);
-		regs_cache_put(task, (__u64)regs, slot + 1);
+		s->regs_owner = regs_key(regs);
+		regs_cache_put(task, regs, slot + 1);
 	}
 	return t;
 }
 
-static __always_inline int on_sys_enter(struct pt_regs *regs, long nr)
+/*
+ * sys_enter of syscall @nr, whose registers are @regs, at address @at; @typed:
+ * the hook is tp_btf, so their fields are plain loads (SYS_REG).
+ */
+static __always_inline int on_sys_enter(struct pt_regs *regs, __u64 at, long nr,
+					const bool typed)
 {
 	struct lp_task *t;
 
 	/* a hit: no helper call, one load for a thread that is not a target */
-	if (!regs_cache_get(regs, &t))
-		t = sys_task_lookup(regs, nr);
+	if (!regs_cache_get(at, &t))
+		t = sys_task_lookup(at, nr);
 	if (!t || !sys_entered(nr))
 		return 0;
 	t->sys_nr = nr;
 	if (cfg_track) {
-		t->sys_arg0 = BPF_CORE_READ(regs, di);
-		t->sys_arg1 = BPF_CORE_READ(regs, si);
+		t->sys_arg0 = SYS_REG(regs, typed, di);
+		t->sys_arg1 = SYS_REG(regs, typed, si);
 	}
 	if (cfg_waits)
-		waits_sys_enter(regs, t, nr);
+		waits_sys_enter(regs, typed, t, nr);
 	if (cfg_offcpu) {
 		t->pend_blocked = 0;
 		t->pend_preempted = 0;
@@ -372,7 +391,8 @@ static __always_inline void count_offcpu_stack_errors(__s32 kstack, __s32 ustack
 				  LP_STAT_USTACK_OTHER);
 }
 
-static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret)
+/* sys_exit of a syscall that returned @ret, whose registers are at address @at */
+static __always_inline int on_sys_exit(void *ctx, __u64 at, long ret)
 {
 	struct task_struct *task;
 	__u64 now, dur, latency;
@@ -381,7 +401,7 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 	__u32 tgid, wait;
 	__s32 nr;
 
-	if (!regs_cache_get(regs, &t)) {
+	if (!regs_cache_get(at, &t)) {
 		task = bpf_get_current_task_btf();
 		if (!maybe_target(task->tgid))
 			return 0;
@@ -406,9 +426,15 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 		waits_sys_exit(t, nr, ret);
 	if ((cfg_track || cfg_waits) && cfg_sys_filter_on && !sys_traced(nr))
 		return 0;
-	if (cfg_syscalls)
-		sys_account(tgid, t->fast_base, nr, dur,
-			    ret < 0 && ret >= -MAX_ERRNO ? SYS_ACCOUNT_ERROR : 0);
+	if (cfg_syscalls) {
+		bool error = ret < 0 && ret >= -MAX_ERRNO;
+		struct lp_sys_stat *st = sys_fast_entry(t->fast_base, nr);
+
+		if (st)
+			sys_stat_add(st, dur, error, false);
+		else
+			sys_account(tgid, t->fast_base, nr, dur, error ? SYS_ACCOUNT_ERROR : 0);
+	}
 	latency = cfg_syscalls && dur >= cfg_syscall_min_ns ? dur : 0;
 	if (!latency && !t->pend_blocked && !t->pend_preempted)
 		return 0;
@@ -452,20 +478,68 @@ static __always_inline int on_sys_exit(void *ctx, struct pt_regs *regs, long ret
 }
 
 /*
- * raw_tp, not tp_btf: the same cost per call (docs/performance.md), and no
- * program of the recording needs the kernel's whole BTF to attach, so libbpf
- * does not read it when a cached minimized one serves CO-RE (btfcache.h).
+ * Each hook is built twice; user space loads one of the two (src/syshooks.h).
+ *
+ * raw_tp: the registers' address is a number to the verifier, so each field
+ * read is a bpf_probe_read_kernel call (~35 ns on the development VM, as much
+ * as the rest of the hook), made for every read, write and wait of a target.
+ *
+ * tp_btf ("lp_tp_btf/", a section src/syshooks.c registers with libbpf):
+ * the kernel types the pointer, so a field is a plain load. The regs cache
+ * needs the address as a number, which the verifier does not give for a
+ * typed pointer; stored into memory (allowed to privileged programs) and
+ * read back, it is one. The memory is a per-CPU array, a lookup inlined from
+ * 6.10 (on older kernels it would be a helper call on every syscall of the
+ * machine: src/syshooks.c keeps them on raw_tp). libbpf attaches tp_btf by
+ * the kernel's BTF id of the tracepoint, which src/syshooks.c takes from the
+ * BTF cache instead of reading the kernel's whole BTF.
  */
 SEC("raw_tp/sys_enter")
 int tp_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sys_enter((struct pt_regs *)ctx->args[0], ctx->args[1]);
+	return on_sys_enter((struct pt_regs *)ctx->args[0], ctx->args[0], ctx->args[1], false);
 }
 
 SEC("raw_tp/sys_exit")
 int tp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sys_exit(ctx, (struct pt_regs *)ctx->args[0], ctx->args[1]);
+	return on_sys_exit(ctx, ctx->args[0], ctx->args[1]);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} regs_at SEC(".maps");
+
+/* The address of @regs as a number (0 when the map fails, which it cannot). */
+static __always_inline __u64 regs_address(struct pt_regs *regs)
+{
+	__u32 zero = 0;
+	volatile __u64 *v = bpf_map_lookup_elem(&regs_at, &zero);
+
+	if (!v)
+		return 0;
+	*v = (__u64)regs;
+	return *v;
+}
+
+SEC("lp_tp_btf/sys_enter")
+int btf_sys_enter(__u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	__u64 at = regs_address(regs);
+
+	return at ? on_sys_enter(regs, at, ctx[1], true) : 0;
+}
+
+SEC("lp_tp_btf/sys_exit")
+int btf_sys_exit(__u64 *ctx)
+{
+	__u64 at = regs_address((struct pt_regs *)ctx[0]);
+
+	return at ? on_sys_exit(ctx, at, ctx[1]) : 0;
 }
 
 /*

@@ -255,14 +255,16 @@ static __always_inline void conv_new(struct lp_proc *proc, __u32 tgid, __s32 fd,
 static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret)
 {
 	struct lp_fd_key key = { .tgid = t->tgid, .fd = (__s32)t->sys_arg0 };
-	enum track_op op = track_op_of(nr);
 	struct lp_proc *proc;
 	struct conv *c = NULL;
 	__u32 pending, epoch = 0;
+	enum track_op op;
 	bool sent;
 
+	/* a bit test for most syscalls, before track_op_of's tree of compares */
 	if (!waits_is_conv(nr))
 		return;
+	op = track_op_of(nr);
 	if (op == TRACK_READ || op == TRACK_WRITE) {
 		if (ret <= 0)
 			return;
@@ -382,13 +384,14 @@ static __always_inline __u32 waits_poll_class(struct task_struct *task, struct l
 }
 
 /* From sys_enter of wait @nr: its class (enum lp_wait), kept in @t. */
-static __always_inline void waits_sys_enter(struct pt_regs *regs, struct lp_task *t, __s32 nr)
+static __always_inline void waits_sys_enter(struct pt_regs *regs, const bool typed,
+					    struct lp_task *t, __s32 nr)
 {
 	struct lp_proc *proc;
 
 	if (!waits_is_conv(nr) && !waits_is_wait(nr))
 		return;
-	t->sys_arg0 = BPF_CORE_READ(regs, di);
+	t->sys_arg0 = SYS_REG(regs, typed, di);
 	if (!waits_is_wait(nr))
 		return;
 	if (nr == NR_accept || nr == NR_accept4) {
@@ -401,9 +404,10 @@ static __always_inline void waits_sys_enter(struct pt_regs *regs, struct lp_task
 		return;
 	}
 	if (nr == NR_poll || nr == NR_ppoll) {
-		t->wait = waits_poll_class(bpf_get_current_task_btf(), t, t->sys_arg0,
-					   BPF_CORE_READ(regs, si));
-		if (t->wait != LP_WAIT_READY || BPF_CORE_READ(regs, si) <= WAITS_POLL_FDS)
+		__u64 nfds = SYS_REG(regs, typed, si);
+
+		t->wait = waits_poll_class(bpf_get_current_task_btf(), t, t->sys_arg0, nfds);
+		if (t->wait != LP_WAIT_READY || nfds <= WAITS_POLL_FDS)
 			return;
 	}
 	/*

@@ -175,11 +175,18 @@ int btfcache_build(const void *obj, size_t len, const char *path)
 	err = write_object(objpath, obj, len);
 	if (err)
 		return err;
-	/* the output appears under its final name only when whole */
+	/*
+	 * The outputs appear under their final names only when whole, the ids
+	 * (btfcache_attach_id) before the BTF: a BTF file has its ids if any.
+	 */
 	char *const argv[] = {
 		"/bin/sh", "-c",
+		"\"$1\" btf dump file " BTFCACHE_VMLINUX " | awk -v q=\"'\" '"
+		"$2 == \"TYPEDEF\" && $3 ~ \"^\" q \"btf_trace_sys_e\" { "
+		"gsub(/[][]/, \"\", $1); gsub(q, \"\", $3); print $3, $1 }' "
+		">\"$2.ids.tmp$$\" && mv -f \"$2.ids.tmp$$\" \"$2.ids\"; "
 		"\"$1\" gen min_core_btf " BTFCACHE_VMLINUX " \"$2.tmp$$\" \"$3\" && "
-		"mv -f \"$2.tmp$$\" \"$2\"; rm -f \"$3\" \"$2.tmp$$\"",
+		"mv -f \"$2.tmp$$\" \"$2\"; rm -f \"$3\" \"$2.tmp$$\" \"$2.ids.tmp$$\"",
 		"sh", bpftool, (char *)path, objpath, NULL,
 	};
 	err = spawn_detached(argv, objpath);
@@ -188,8 +195,45 @@ int btfcache_build(const void *obj, size_t len, const char *path)
 	return err;
 }
 
+/* @path's ids file, in @out; false when the name does not fit. */
+static bool ids_path(const char *path, char *out, size_t size)
+{
+	int n = snprintf(out, size, "%s.ids", path);
+
+	return n > 0 && (size_t)n < size;
+}
+
+unsigned int btfcache_attach_id(const char *path, const char *name)
+{
+	char ids[4200], line[256], key[128];
+	unsigned int id = 0, v;
+	FILE *f;
+
+	if (!*path || !ids_path(path, ids, sizeof(ids)))
+		return 0;
+	f = fopen(ids, "re");
+	if (!f)
+		return 0;
+	while (!id && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %u", key, &v) == 2 && !strcmp(key, name))
+			id = v;
+	}
+	fclose(f);
+	return id;
+}
+
+void btfcache_drop_ids(const char *path)
+{
+	char ids[4200];
+
+	if (*path && ids_path(path, ids, sizeof(ids)))
+		unlink(ids);
+}
+
 void btfcache_drop(const char *path)
 {
-	if (*path)
-		unlink(path);
+	if (!*path)
+		return;
+	unlink(path);
+	btfcache_drop_ids(path);
 }

@@ -5,8 +5,10 @@
  * `bpftool gen min_core_btf` and handed to libbpf as btf_custom_path. Without
  * it libbpf 1.1 reads and parses the whole vmlinux BTF (5.5 MB here) at
  * every load: 20 ms of start-up and 10 MB of peak RSS (docs/performance.md).
- * It only saves the read when no program needs vmlinux BTF to attach
- * (tp_btf, iter: none of the recording's does, see collect.c's load()).
+ * It only saves the read when no program needs libbpf to look up its attach
+ * point in vmlinux BTF (tp_btf, iter): the syscall hooks' tp_btf builds are
+ * given theirs from the file's companion (btfcache_attach_id), the in-flight
+ * iterator is loaded at stop (collect.c's load()).
  *
  * One file per (kernel, BPF object): named by a hash of the kernel's release,
  * version string and BTF size and ends, and of the object's bytes. The
@@ -34,7 +36,17 @@ bool btfcache_lookup(const void *obj, size_t len, char *path, size_t size);
  */
 int btfcache_build(const void *obj, size_t len, const char *path);
 
-/* Remove cache file @path (a load with it failed where one without it did not). */
+/*
+ * The kernel's BTF type id of typedef @name (btf_trace_sys_enter: what a
+ * tp_btf program attaches by), which the background job that made cache file
+ * @path wrote beside it (@path.ids); 0 when it did not.
+ */
+unsigned int btfcache_attach_id(const char *path, const char *name);
+
+/* Remove cache file @path and its ids (a load with them failed where one without did not). */
 void btfcache_drop(const char *path);
+
+/* Remove only @path's ids (the tp_btf programs they are for did not load). */
+void btfcache_drop_ids(const char *path);
 
 #endif

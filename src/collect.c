@@ -15,6 +15,7 @@
 #include <sched.h>
 
 #include "src/btfcache.h"
+#include "src/syshooks.h"
 #include "src/target.h"
 
 /* the longest wait between two reads of the stacks of a Python process */
@@ -634,8 +635,10 @@ static void select_programs(struct collect *c, const struct kernel_features *f)
 	struct latprof_bpf *s = c->skel;
 
 	bpf_program__set_autoload(s->progs.on_cpu_sample, c->mode_cpu);
-	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks);
-	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks);
+	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks && !c->sys_typed);
+	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks && !c->sys_typed);
+	bpf_program__set_autoload(s->progs.btf_sys_enter, c->sys_hooks && c->sys_typed);
+	bpf_program__set_autoload(s->progs.btf_sys_exit, c->sys_hooks && c->sys_typed);
 	bpf_program__set_autoload(s->progs.tp_sched_switch, c->mode_offcpu && f->switch_prev_state);
 	bpf_program__set_autoload(s->progs.tp_sched_switch_nostate,
 				  c->mode_offcpu && !f->switch_prev_state);
@@ -865,12 +868,30 @@ static int load_one(struct collect *c, const struct collect_opts *o, bool featur
 static int load_tries(struct collect *c, const struct collect_opts *o, bool features, bool refuse,
 		      const char **why)
 {
-	int err;
+	int err = -EINVAL;
+	bool typed;
 
 	if (features) {
 		libbpf_quiet = true;
-		err = load_one(c, o, true, refuse, why);
+		/* the tp_btf syscall hooks first, where they can load (syshooks.h) */
+		typed = c->sys_hooks && !refuse && syshooks_typed_usable(c->btf_path);
+		c->sys_typed = typed;
+		if (typed) {
+			err = load_one(c, o, true, false, why);
+			if (err) {
+				pr_debug("BPF load with the tp_btf syscall hooks failed (%s): trying raw_tp",
+					 strerror(-err));
+				c->sys_typed = false;
+			}
+		}
+		if (!c->sys_typed)
+			err = load_one(c, o, true, refuse, why);
 		libbpf_quiet = false;
+		/* tp_btf failed where raw_tp loads: later runs go to raw_tp at once */
+		if (!err && typed && !c->sys_typed) {
+			pr_debug("%s.ids removed", c->btf_path);
+			btfcache_drop_ids(c->btf_path);
+		}
 		if (!err)
 			return 0;
 		pr_debug("BPF load with the newer kernels' features failed (%s): trying without them",
@@ -908,6 +929,12 @@ static int load(struct collect *c, const struct collect_opts *o, const char **wh
 	const void *obj = latprof_bpf__elf_bytes(&len);
 	int err;
 
+	err = syshooks_register();
+	if (err) {
+		pr_warn("cannot register the syscall hooks' BPF section with libbpf: %s",
+			strerror(-err));
+		return err;
+	}
 	if (btfcache_lookup(obj, len, btf, sizeof(btf))) {
 		pr_debug("kernel BTF for CO-RE: %s", btf);
 		c->btf_path = strdup(btf);
@@ -1174,6 +1201,30 @@ static int attach_cpu(struct collect *c, int cpu)
 	return 0;
 }
 
+/* The syscall hooks' tp_btf builds, which the skeleton does not attach. */
+static int attach_typed(struct collect *c)
+{
+	struct bpf_program *progs[] = { c->skel->progs.btf_sys_enter, c->skel->progs.btf_sys_exit };
+	struct bpf_link *link;
+	size_t i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		if (array_grow(&c->links, c->links.nr + 1))
+			return -ENOMEM;
+		link = syshooks_attach(progs[i]);
+		if (!link && errno == ESRCH) {
+			pr_err("the cached kernel BTF ids put %s on another tracepoint: %s removed, the next run makes it again",
+			       bpf_program__name(progs[i]), c->btf_path);
+			btfcache_drop(c->btf_path);
+			errno = ESRCH;
+		}
+		if (!link)
+			return -errno;
+		c->links.items[c->links.nr++] = link;
+	}
+	return 0;
+}
+
 int collect_attach(struct collect *c)
 {
 	bool *online = NULL;
@@ -1181,6 +1232,8 @@ int collect_attach(struct collect *c)
 
 	/* lifecycle tracking first, so no fork between the two is missed */
 	err = latprof_bpf__attach(c->skel);
+	if (!err && c->sys_typed)
+		err = attach_typed(c);
 	if (!err && c->mode_cpu) {
 		err = online_cpus(&online, &nr);
 		for (cpu = 0; !err && cpu < nr; cpu++)

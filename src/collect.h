@@ -129,6 +129,9 @@ void collect_stop_read_all(struct collect *c, bool all);
 /* Did CO-RE relocate against the cached minimized kernel BTF (btfcache.h)? */
 bool collect_btf_cached(const struct collect *c);
 
+/* Are the syscall hooks the tp_btf builds (syshooks.h), not raw_tp? */
+bool collect_sys_typed(const struct collect *c);
+
 /* Loss and progress counters. Cannot fail. */
 void collect_get_stats(struct collect *c, struct collect_stats *st);
 

@@ -1020,6 +1020,11 @@ bool collect_btf_cached(const struct collect *c)
 	return c->btf_path != NULL;
 }
 
+bool collect_sys_typed(const struct collect *c)
+{
+	return c->sys_typed;
+}
+
 int collect_build_profile(struct collect *c, struct profile *p)
 {
 	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->freq_hz };

@@ -65,6 +65,7 @@ struct collect {
 	bool unwind_dwarf;
 	bool mode_cpu, mode_syscall, mode_offcpu;
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
+	bool sys_typed;			/* their tp_btf builds (syshooks.h) */
 	bool features;			/* loaded with the newer kernels' (kernel_features) */
 	char *btf_path;			/* CO-RE against this btfcache file, or NULL */
 	bool in_flight_done;

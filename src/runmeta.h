@@ -45,7 +45,7 @@ struct run_meta {
 	uint64_t freq_hz;
 	const char *unwind;		/* "dwarf" or "fp" */
 	const char *mode;		/* "cpu,syscall": the collectors */
-	const char *syscall_hooks;	/* "raw_tp", with syscall hooks */
+	const char *syscall_hooks;	/* "tp_btf" or "raw_tp" (syshooks.h), with syscall hooks */
 	const char *kernel_btf;		/* "cached" (btfcache.h) or "vmlinux" */
 	bool has_min_duration;
 	uint64_t min_duration_us;	/* with --mode syscall */

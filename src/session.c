@@ -320,7 +320,8 @@ static int store_run_meta(struct session *s, struct profile *p, const char *comm
 		.freq_hz = o->freq_hz,
 		.unwind = o->unwind_dwarf ? "dwarf" : "fp",
 		.mode = collectopts_mode_name(&o->modes),
-		.syscall_hooks = collectopts_needs_syscalls(o) ? "raw_tp" : NULL,
+		.syscall_hooks = !collectopts_needs_syscalls(o) ? NULL :
+				 collect_sys_typed(s->col) ? "tp_btf" : "raw_tp",
 		.kernel_btf = collect_btf_cached(s->col) ? "cached" : "vmlinux",
 		.has_min_duration = o->modes.syscall,
 		.min_duration_us = o->min_duration_us,

@@ -9,11 +9,17 @@
 # Checks, with LATPROF_CACHE_DIR a new directory:
 #   - first run: metadata kernel_btf=vmlinux, -v says the file is being
 #     made, and it appears (bpftool runs in the background) as a BTF file
-#     with task_struct, with no object or temporary file left beside it;
+#     with task_struct, with no object or temporary file left beside it but
+#     its .ids, which gives the kernel's BTF ids of btf_trace_sys_enter and
+#     btf_trace_sys_exit as `bpftool btf dump` does (src/syshooks.h);
 #   - with the file: kernel_btf=cached, child_hot_work's samples within
 #     [0.75, 1.15 / (1 - away)] of cpu_ns x freq (as test_fork_exec.sh), and
 #     the latency of main;sleeper;...;syscall:clock_nanosleep within +-10% of
-#     sys_sleep's sleep_ns (both read task fields through CO-RE);
+#     sys_sleep's sleep_ns (both read task fields through CO-RE), with
+#     syscall_hooks=tp_btf from 6.10 (raw_tp before);
+#   - ids the kernel refuses (1): the run loads raw_tp, the same latency,
+#     and the .ids goes; swapped ids: the run fails with a message naming
+#     the file, which goes (BTF and ids), exit 1;
 #   - a damaged file: the run succeeds without it (kernel_btf=vmlinux), prints
 #     no libbpf message without -v, and the file is made again;
 #   - LATPROF_CACHE_DIR set and empty: no cache, nothing written.
@@ -39,7 +45,8 @@ cache_ready()
 	local i f
 	for ((i = 0; i < 100; i++)); do
 		f=$(ls "$LATPROF_CACHE_DIR"/btf-*.btf 2>/dev/null)
-		if [ -n "$f" ] && [ "$(ls "$LATPROF_CACHE_DIR" | grep -cvx debug)" = 1 ] &&
+		if [ -n "$f" ] && [ -s "$f.ids" ] &&
+			[ "$(ls "$LATPROF_CACHE_DIR" | grep -cvx debug)" = 2 ] &&
 			"$BPFTOOL" btf dump file "$f" 2>/dev/null | grep -q "STRUCT 'task_struct'"; then
 			echo "$f"
 			return 0
@@ -78,14 +85,58 @@ record_or_fail cached --mode cpu -F $freq -- "$FIXTURES/child_hot" 300
 [ "$(meta_btf cached)" = cached ] || fail "with the file: kernel_btf='$(meta_btf cached)', expected cached"
 check_cpu cached
 
-record_or_fail sleep -- "$FIXTURES/sys_sleep" 30 10
-[ "$(meta_btf sleep)" = cached ] || fail "sys_sleep: kernel_btf='$(meta_btf sleep)', expected cached"
-sleep_ns=$(kv "$WORKDIR/sleep.out" "sys_sleep " sleep_ns)
-export_or_fail "$WORKDIR/sleep.pb.gz" "$WORKDIR/sleep.folded" --format folded --weight latency
-got=$(folded_sum_leaf "$WORKDIR/sleep.folded" sys_sleep "main;sleeper" syscall:clock_nanosleep)
-info "sys_sleep: latency main;sleeper;...;syscall:clock_nanosleep = $got ns (truth $sleep_ns)"
-in_range "$(ratio "$got" "$sleep_ns")" 0.90 1.10 ||
-	{ folded_top "$WORKDIR/sleep.folded" sys_sleep; fail "sys_sleep: latency $got ns, expected $sleep_ns +-10%"; }
+# the ids against bpftool's dump of the kernel's whole BTF
+for tp in sys_enter sys_exit; do
+	want=$("$BPFTOOL" btf dump file /sys/kernel/btf/vmlinux |
+		awk -v n="'btf_trace_$tp'" '$2 == "TYPEDEF" && $3 == n { gsub(/[][]/, "", $1); print $1 }')
+	got=$(awk -v n="btf_trace_$tp" '$1 == n { print $2 }' "$file.ids")
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+		{ diag_file ids "$file.ids"; fail "ids: btf_trace_$tp is '$got', bpftool says '$want'"; }
+done
+cp "$file.ids" "$WORKDIR/ids"
+
+# check_sleep NAME HOOKS [ENV...]: sys_sleep's latency, loaded with HOOKS
+check_sleep()
+{
+	local name=$1 want=$2 hooks sleep_ns got
+	shift 2
+	env "$@" "$LATPROF" record -q -o "$WORKDIR/$name.pb.gz" -- "$FIXTURES/sys_sleep" 30 10 \
+		>"$WORKDIR/$name.out" 2>"$WORKDIR/$name.err" ||
+		{ diag_file "record stderr" "$WORKDIR/$name.err"; fail "$name: record failed"; }
+	[ "$(meta_btf "$name")" = cached ] || fail "$name: kernel_btf='$(meta_btf "$name")', expected cached"
+	hooks=$(profile_meta "$WORKDIR/$name.pb.gz" | awk -F= '$1 == "syscall_hooks" { print $2 }')
+	[ "$hooks" = "$want" ] || fail "$name: syscall_hooks='$hooks', expected $want"
+	sleep_ns=$(kv "$WORKDIR/$name.out" "sys_sleep " sleep_ns)
+	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.folded" --format folded --weight latency
+	got=$(folded_sum_leaf "$WORKDIR/$name.folded" sys_sleep "main;sleeper" syscall:clock_nanosleep)
+	info "$name ($hooks): latency main;sleeper;...;syscall:clock_nanosleep = $got ns (truth $sleep_ns)"
+	in_range "$(ratio "$got" "$sleep_ns")" 0.90 1.10 ||
+		{ folded_top "$WORKDIR/$name.folded" sys_sleep; fail "$name: latency $got ns, expected $sleep_ns +-10%"; }
+}
+typed=raw_tp
+kernel_at_least 6 10 && typed=tp_btf
+check_sleep sleep $typed
+check_sleep sleep-raw raw_tp LATPROF_DEBUG_RAW_TP=1
+
+# ids the kernel refuses: raw_tp, and they go
+printf 'btf_trace_sys_enter 1\nbtf_trace_sys_exit 1\n' >"$file.ids"
+check_sleep refused raw_tp
+[ ! -e "$file.ids" ] || fail "ids the kernel refused were kept"
+# swapped ids: sys_enter's program on sys_exit would count every call
+# backwards; the run stops and the cache goes
+if [ $typed = tp_btf ]; then
+	awk '{ print $1, $1 ~ /enter/ ? "'"$(awk '/exit/ { print $2 }' "$WORKDIR/ids")"'" : "'"$(awk '/enter/ { print $2 }' "$WORKDIR/ids")"'" }' \
+		"$WORKDIR/ids" >"$file.ids"
+	"$LATPROF" record -q -o "$WORKDIR/swapped.pb.gz" -- "$FIXTURES/sys_sleep" 1 10 \
+		>/dev/null 2>"$WORKDIR/swapped.err"
+	rc=$?
+	[ $rc = 1 ] && grep -q "on another tracepoint: .*$(basename "$file") removed" "$WORKDIR/swapped.err" ||
+		{ diag_file "record stderr" "$WORKDIR/swapped.err"; fail "swapped ids: exit $rc, no message naming the file"; }
+	[ ! -e "$file" ] && [ ! -e "$file.ids" ] || fail "swapped ids: the cache file was kept"
+	[ ! -e "$WORKDIR/swapped.pb.gz" ] || fail "swapped ids: a profile was written"
+	record_or_fail remade --mode cpu -F $freq -- "$FIXTURES/child_hot" 100
+	[ "$(cache_ready)" = "$file" ] || fail "the cache was not made again after swapped ids"
+fi
 
 echo garbage >"$file"
 record_or_fail damaged --mode cpu -F $freq -- "$FIXTURES/child_hot" 100

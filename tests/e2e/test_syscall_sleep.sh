@@ -7,9 +7,10 @@
 # -> sleeper -> nanosleep, which glibc 2.36 implements with
 # clock_nanosleep) sleeps 30 x 10 ms = 0.30 s and times the sleeps itself
 # (sleep_ns, a little more than 0.30 s: timer slack).
-# Checks, `record -- sys_sleep` three ways (default, whose metadata must say
-# syscall_hooks=raw_tp; --unwind fp, any stack;
-# LATPROF_DEBUG_OLD_KERNEL=refuse, where the kernel refuses the first load
+# Checks, `record -- sys_sleep` four ways (default, whose metadata must say
+# syscall_hooks=tp_btf or raw_tp (tp_btf once the BTF cache has its ids,
+# test_btf_cache.sh); LATPROF_DEBUG_RAW_TP=1, raw_tp; --unwind fp, any stack;
+# LATPROF_DEBUG_OLD_KERNEL=refuse (raw_tp), where the kernel refuses the first load
 # and latprof loads again without the 5.18 programs and the 6.1 stack map:
 # -v must say so, and
 # without -v the refused load prints nothing; on 6.1 and later the default
@@ -30,7 +31,7 @@ require_fixture sys_sleep
 # the in-kernel frame-pointer map (--unwind fp: glibc has no frame pointers,
 # so there only the leaf and the total are checked, not the caller chain);
 # and the older kernels' programs (refused)
-for variant in default fp refused; do
+for variant in default raw fp refused; do
 	case $variant in
 	default)
 		record_or_fail sleep-$variant -v -- "$FIXTURES/sys_sleep" 30 10
@@ -47,6 +48,7 @@ for variant in default fp refused; do
 		grep -q "BPF load with the newer kernels' features failed" "$WORKDIR/sleep-$variant.err" &&
 			grep -q 'kernel without bpf_copy_from_user_task' "$WORKDIR/sleep-$variant.err" ||
 			{ diag_file "record stderr" "$WORKDIR/sleep-$variant.err"; fail "refused: -v does not say that the first load failed and the fallbacks loaded"; } ;;
+	raw) LATPROF_DEBUG_RAW_TP=1 record_or_fail sleep-$variant -- "$FIXTURES/sys_sleep" 30 10 ;;
 	fp) record_or_fail sleep-$variant --unwind fp -- "$FIXTURES/sys_sleep" 30 10 ;;
 	esac
 	prof=$WORKDIR/sleep-$variant.pb.gz
@@ -54,7 +56,11 @@ for variant in default fp refused; do
 	sleep_ns=$(kv "$out" "sys_sleep " sleep_ns)
 	[ -n "$sleep_ns" ] || { diag_file "command stdout" "$out"; fail "sys_sleep printed no sleep_ns"; }
 	hooks=$(profile_meta "$prof" | awk -F= '$1 == "syscall_hooks" { print $2 }')
-	[ "$hooks" = raw_tp ] || fail "$variant: metadata syscall_hooks='$hooks', expected raw_tp"
+	case $variant:$hooks in
+	default:tp_btf | default:raw_tp | fp:tp_btf | fp:raw_tp | raw:raw_tp | refused:raw_tp) ;;
+	*) fail "$variant: metadata syscall_hooks='$hooks'" ;;
+	esac
+	info "$variant: syscall_hooks=$hooks"
 	chain="main;sleeper"
 	[ $variant = fp ] && chain=""
 
