@@ -310,17 +310,17 @@ static __always_inline void target_bit_set(__u32 tgid)
 }
 
 /*
- * The regs cache's key for the thread whose syscall registers are at @regs:
- * the address's bits 14-61 (x86_64 kernel stacks are 16 KiB or more, so no
- * two live threads share them; 57-bit addresses fit).
- */
-/*
  * Field @field of the syscall registers @regs a syscall hook was given: a
  * plain load when the hook is tp_btf (@typed, a constant: the kernel typed
  * the pointer), a probe read when it is raw_tp (to the verifier a number).
  */
 #define SYS_REG(regs, typed, field) ((typed) ? (regs)->field : BPF_CORE_READ(regs, field))
 
+/*
+ * The regs cache's key for the thread whose syscall registers are at @regs:
+ * the address's bits 14-61 (x86_64 kernel stacks are 16 KiB or more, so no
+ * two live threads share them; 57-bit addresses fit).
+ */
 static __always_inline __u64 regs_key(__u64 regs)
 {
 	return (regs >> 14) & ((1ULL << (64 - LP_REGS_VAL_BITS)) - 1);

@@ -432,8 +432,8 @@ static __always_inline int on_sys_exit(void *ctx, __u64 at, long ret)
 
 		if (st)
 			sys_stat_add(st, dur, error, false);
-		else
-			sys_account(tgid, t->fast_base, nr, dur, error ? SYS_ACCOUNT_ERROR : 0);
+		else	/* no block of the array: the hash */
+			sys_account(tgid, -1, nr, dur, error ? SYS_ACCOUNT_ERROR : 0);
 	}
 	latency = cfg_syscalls && dur >= cfg_syscall_min_ns ? dur : 0;
 	if (!latency && !t->pend_blocked && !t->pend_preempted)

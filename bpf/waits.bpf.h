@@ -87,8 +87,10 @@ struct {
  * A process's descriptor epoch, at its stamp modulo WAITS_FD_EPOCHS (two
  * processes may share one: a close of either starts a new epoch of both,
  * which only costs a lookup): a close, accept or connect of a descriptor
- * below 64 starts a new one, so what a thread noted about its descriptors
- * in an older epoch (struct lp_task.plain_fds) is not used.
+ * below 64 starts a new one once convs has changed, so what a thread noted
+ * about its descriptors in an older epoch (struct lp_task.plain_fds) is not
+ * used. A readers reads the epoch before convs: a note it makes from an
+ * entry that is going carries the epoch the change ends.
  */
 #define WAITS_FD_EPOCHS 1024
 __u32 waits_fd_epoch[WAITS_FD_EPOCHS] = {};
@@ -298,9 +300,9 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 	switch (op) {
 	case TRACK_ACCEPT:
 		if (ret >= 0) {
+			conv_new(proc, t->tgid, ret, CONV_SERVER);
 			/* a number whose close was not seen (close_range) */
 			waits_fd_changed(t, ret);
-			conv_new(proc, t->tgid, ret, CONV_SERVER);
 		}
 		return;
 	case TRACK_CONNECT:
@@ -308,8 +310,8 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 			struct socket *sock = waits_socket(bpf_get_current_task_btf(), key.fd);
 
 			if (sock && BPF_CORE_READ(sock, type) == SOCK_STREAM_) {
-				waits_fd_changed(t, key.fd);
 				conv_new(proc, t->tgid, key.fd, CONV_CLIENT);
+				waits_fd_changed(t, key.fd);
 			}
 		}
 		return;
@@ -317,10 +319,14 @@ static __always_inline void waits_sys_exit(struct lp_task *t, __s32 nr, long ret
 		/* the descriptor is gone whatever close returns, but for EBADF */
 		if (ret == -EBADF_)
 			return;
-		waits_fd_changed(t, key.fd);
 		c = bpf_map_lookup_elem(&convs, &key);
 		if (c)
 			conv_forget(proc, &key, c);
+		/*
+		 * After the entry went: a thread that read the epoch before this
+		 * and found the entry notes the old epoch, which this ends.
+		 */
+		waits_fd_changed(t, key.fd);
 		return;
 	case TRACK_READ:
 	case TRACK_WRITE:

@@ -182,8 +182,10 @@ int btfcache_build(const void *obj, size_t len, const char *path)
 	char *const argv[] = {
 		"/bin/sh", "-c",
 		"\"$1\" btf dump file " BTFCACHE_VMLINUX " | awk -v q=\"'\" '"
-		"$2 == \"TYPEDEF\" && $3 ~ \"^\" q \"btf_trace_sys_e\" { "
-		"gsub(/[][]/, \"\", $1); gsub(q, \"\", $3); print $3, $1 }' "
+		"$2 == \"TYPEDEF\" && ($3 == q \"btf_trace_sys_enter\" q || "
+		"$3 == q \"btf_trace_sys_exit\" q) { "
+		"gsub(/[][]/, \"\", $1); gsub(q, \"\", $3); print $3, $1; n++ } "
+		"END { exit n != 2 }' "
 		">\"$2.ids.tmp$$\" && mv -f \"$2.ids.tmp$$\" \"$2.ids\"; "
 		"\"$1\" gen min_core_btf " BTFCACHE_VMLINUX " \"$2.tmp$$\" \"$3\" && "
 		"mv -f \"$2.tmp$$\" \"$2\"; rm -f \"$3\" \"$2.tmp$$\" \"$2.ids.tmp$$\"",

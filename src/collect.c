@@ -840,6 +840,7 @@ static int load_one(struct collect *c, const struct collect_opts *o, bool featur
 	c->skel = latprof_bpf__open_opts(&opts);
 	if (!c->skel)
 		return -errno;
+	syshooks_no_autoattach(c->skel->obj);
 	*why = "cannot configure BPF maps";
 	err = configure(c, o, &f);
 	/* a map of no entries: the kernel refuses to create it */
@@ -868,8 +869,8 @@ static int load_one(struct collect *c, const struct collect_opts *o, bool featur
 static int load_tries(struct collect *c, const struct collect_opts *o, bool features, bool refuse,
 		      const char **why)
 {
+	bool typed, refused = false;
 	int err = -EINVAL;
-	bool typed;
 
 	if (features) {
 		libbpf_quiet = true;
@@ -882,15 +883,17 @@ static int load_tries(struct collect *c, const struct collect_opts *o, bool feat
 				pr_debug("BPF load with the tp_btf syscall hooks failed (%s): trying raw_tp",
 					 strerror(-err));
 				c->sys_typed = false;
+				/* the kernel refused them, not a moment's lack of memory */
+				refused = err == -EINVAL || err == -EACCES || err == -ENOENT;
 			}
 		}
 		if (!c->sys_typed)
 			err = load_one(c, o, true, refuse, why);
 		libbpf_quiet = false;
-		/* tp_btf failed where raw_tp loads: later runs go to raw_tp at once */
-		if (!err && typed && !c->sys_typed) {
-			pr_debug("%s.ids removed", c->btf_path);
+		/* tp_btf refused where raw_tp loads: later runs go to raw_tp at once */
+		if (!err && refused) {
 			btfcache_drop_ids(c->btf_path);
+			pr_debug("%s.ids removed", c->btf_path);
 		}
 		if (!err)
 			return 0;
@@ -1216,7 +1219,9 @@ static int attach_typed(struct collect *c)
 			pr_err("the cached kernel BTF ids put %s on another tracepoint: %s removed, the next run makes it again",
 			       bpf_program__name(progs[i]), c->btf_path);
 			btfcache_drop(c->btf_path);
-			errno = ESRCH;
+			/* nothing was recorded; the iterator would load with the file gone */
+			c->in_flight_done = true;
+			return -ESTALE;
 		}
 		if (!link)
 			return -errno;

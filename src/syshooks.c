@@ -40,6 +40,11 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *opt
 			continue;
 		if (!hooks[i].id)
 			return -ENOENT;
+		/*
+		 * libbpf 1.1 only stores the type; from 1.2 it also forgets the
+		 * section's handler, which the load no longer needs (the
+		 * skeleton does not attach these: syshooks_attach does).
+		 */
 		err = bpf_program__set_type(prog, BPF_PROG_TYPE_TRACING);
 		if (err)
 			return err;
@@ -62,6 +67,15 @@ int syshooks_register(void)
 					  BPF_TRACE_RAW_TP, &opts);
 	done = id < 0 ? id : 1;
 	return id < 0 ? id : 0;
+}
+
+void syshooks_no_autoattach(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj)
+		if (!strncmp(bpf_program__section_name(prog), SYSHOOKS_SEC, strlen(SYSHOOKS_SEC)))
+			bpf_program__set_autoattach(prog, false);
 }
 
 /* Whether the running kernel is @major.@minor or later. */
@@ -100,7 +114,7 @@ struct bpf_link *syshooks_attach(struct bpf_program *prog)
 	char name[64] = "";
 	struct bpf_link *link;
 
-	/* a tracing program: bpf_link_create, or BPF_RAW_TRACEPOINT_OPEN before 5.7 */
+	/* libbpf tries bpf_link_create, which takes tp_btf from 6.10, then BPF_RAW_TRACEPOINT_OPEN */
 	link = bpf_program__attach_trace(prog);
 	if (!link)
 		return NULL;
@@ -112,7 +126,14 @@ struct bpf_link *syshooks_attach(struct bpf_program *prog)
 	memset(&info, 0, sizeof(info));
 	info.raw_tracepoint.tp_name = (__u64)(unsigned long)name;
 	info.raw_tracepoint.tp_name_len = sizeof(name);
-	if (bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) || strcmp(name, want)) {
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len)) {
+		int err = errno;
+
+		bpf_link__destroy(link);
+		errno = err;
+		return NULL;
+	}
+	if (strcmp(name, want)) {
 		bpf_link__destroy(link);
 		errno = ESRCH;
 		return NULL;

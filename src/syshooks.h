@@ -22,15 +22,19 @@
 
 /*
  * Register the section with libbpf, once per process, before any BPF object
- * is opened: without it libbpf cannot open the object. 0 or -errno.
+ * is opened: without it libbpf cannot load its programs. 0 or -errno.
  */
 int syshooks_register(void);
+
+/* Keep the skeleton's attach off the tp_btf builds of object @obj (syshooks_attach does it). */
+void syshooks_no_autoattach(struct bpf_object *obj);
 
 /*
  * Whether the tp_btf builds can load with the cached BTF @btf_path (NULL:
  * none): the ids of both tracepoints are known and the kernel is 6.10 or
  * later. Remembers the ids for the load callback. The hidden
- * LATPROF_DEBUG_RAW_TP=1 says no (bench/syscall_overhead.sh's A/B).
+ * LATPROF_DEBUG_RAW_TP=1 says no (for tests, and an A/B in
+ * bench/syscall_overhead.sh with LATPROF_B a script that sets it).
  */
 bool syshooks_typed_usable(const char *btf_path);
 

@@ -19,6 +19,10 @@
 #   - a client that sent a call and execs before its reply: the new
 #     image's epoll_wait (300 ms, no connection of its own) is idle, not
 #     on the path of the old image's call;
+#   - a thread reads a file, another closes it and puts a connection at
+#     the same number (connect, or dup2): the first thread's call on it and
+#     its poll for the reply are on the path (>= 85% of the poll time it
+#     measured), not left to a note that the number is a file;
 #   - with --syscalls read (poll left out) and --mode offcpu, the 300 ms a
 #     program sleeps in poll is still off-CPU time;
 #   - the recording says wait_rule=state; report and JSON agree.
@@ -123,9 +127,12 @@ info "after an exec: epoll_wait path $xpath ns, idle $xidle ns (it waited 300 ms
 	fail "the new image's wait is not idle after the old image's call"
 
 # a descriptor a thread read as a file, closed by another thread and made a
-# connection (the same number): the reading thread's note that it is no
+# connection at the same number: the reading thread's note that it is no
 # conversation ends with the close, so its write is a call and its poll for
-# the reply is on the path, not an undecided wait on a client connection
+# the reply is on the path, not an undecided wait on a client connection.
+# Half the rounds connect at the number; the others connect first, at
+# another number, and dup2 the connection onto it, where only the close
+# says the number changed
 cat >"$WORKDIR/fd_reuse.py" <<'PYEOF'
 import os, select, socket, sys, threading, time
 rounds, delay = int(sys.argv[1]), float(sys.argv[2])
@@ -143,19 +150,23 @@ if child == 0:
         c.close()
 lsock.close()
 total = 0
-for _ in range(rounds):
+for r in range(rounds):
+    early = socket.create_connection(addr) if r % 2 else None
     fd = os.open("/dev/zero", os.O_RDONLY)
     for _ in range(50):
         os.read(fd, 1)
     box = {}
     def reopen():
         os.close(fd)
-        box["s"] = socket.create_connection(addr)
+        if early:
+            os.dup2(early.fileno(), fd)
+        else:
+            box["s"] = socket.create_connection(addr)
+            if box["s"].fileno() != fd:
+                sys.exit("the connection did not get the file's number")
     t = threading.Thread(target=reopen)
     t.start()
     t.join()
-    if box["s"].fileno() != fd:
-        sys.exit("the connection did not get the file's number")
     os.write(fd, b"call")
     t0 = time.monotonic_ns()
     p = select.poll()
@@ -163,12 +174,16 @@ for _ in range(rounds):
     p.poll()
     total += time.monotonic_ns() - t0
     os.read(fd, 64)
-    box["s"].close()
+    os.close(fd)
+    if early:
+        early.close()
+    else:
+        box["s"].detach()
 os.kill(child, 9)
 os.waitpid(child, 0)
 print(f"fd_reuse poll_ns={total}")
 PYEOF
-record_or_fail reuse -- $PY "$WORKDIR/fd_reuse.py" 5 0.1
+record_or_fail reuse -- $PY "$WORKDIR/fd_reuse.py" 6 0.1
 rtruth=$(kv "$WORKDIR/reuse.out" "" poll_ns)
 [ -n "$rtruth" ] || { diag_file "stdout" "$WORKDIR/reuse.out"; fail "fd_reuse.py printed no poll_ns"; }
 for w in path readiness; do

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * src/btfcache: the cache file's name and directory. Making the file needs
+ * src/btfcache: the cache file's name and directory, the tracepoint ids
+ * beside it (btfcache_attach_id), and what drop removes. Making the file needs
  * bpftool and root's BPF (tests/e2e/test_btf_cache.sh); the name needs only
  * the kernel's BTF, which is world-readable (skipped without it).
  */
@@ -55,8 +56,30 @@ int main(void)
 	CHECK(!btfcache_lookup(obj_a, sizeof(obj_a), other, strlen(prefix)));
 	CHECK(other[0] == '\0');
 
+	/* the ids beside it: exact names only, 0 for anything else */
+	snprintf(prefix, sizeof(prefix), "%s.ids", path);
+	CHECK(btfcache_attach_id(path, "btf_trace_sys_enter") == 0);	/* no file */
+	f = fopen(prefix, "w");
+	CHECK(f != NULL);
+	fprintf(f, "btf_trace_sys_enter 11324\nbtf_trace_sys_exit 11328\njunk\n"
+		"btf_trace_sys_enter_x 7\n");
+	fclose(f);
+	CHECK(btfcache_attach_id(path, "btf_trace_sys_enter") == 11324);
+	CHECK(btfcache_attach_id(path, "btf_trace_sys_exit") == 11328);
+	CHECK(btfcache_attach_id(path, "btf_trace_sys") == 0);
+	CHECK(btfcache_attach_id(path, "btf_trace_sched_switch") == 0);
+	CHECK(btfcache_attach_id("", "btf_trace_sys_enter") == 0);
+
+	/* drop_ids leaves the BTF; drop removes both */
+	btfcache_drop_ids(path);
+	CHECK(access(prefix, F_OK) != 0);
+	CHECK(access(path, F_OK) == 0);
+	f = fopen(prefix, "w");
+	CHECK(f != NULL);
+	fclose(f);
 	btfcache_drop(path);
 	CHECK(access(path, F_OK) != 0);
+	CHECK(access(prefix, F_OK) != 0);
 	btfcache_drop("");
 
 	/* set and empty: off */
