@@ -252,14 +252,14 @@ summary()
 			END {
 				for (r in x)
 					if (r in b)
-						printf "%d\t%.3f\t%.1f\t%.1f\n", r, (1 - x[r] / b[r]) * 100,
-							cpu[r], w[r]
+						printf "%d\t%.3f\t%.1f\t%.1f\t%.4f\n", r, (1 - x[r] / b[r]) * 100,
+							cpu[r], w[r], 1e6 / x[r] - 1e6 / b[r]
 			}' "$RUNS" >"$TMP/d.tsv"
-		printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$v" \
+		printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$v" \
 			"$(col_stat "$TMP/v.tsv" 3 min)" "$(col_stat "$TMP/v.tsv" 3 med)" \
 			"$(col_stat "$TMP/v.tsv" 3 max)" "$(col_stat "$TMP/d.tsv" 2 med)" \
 			"$(col_stat "$TMP/v.tsv" 4 med)" "$(col_stat "$TMP/d.tsv" 3 med)" \
-			"$(col_stat "$TMP/d.tsv" 4 med)"
+			"$(col_stat "$TMP/d.tsv" 4 med)" "$(col_stat "$TMP/d.tsv" 5 med)"
 	done >"$TMP/sum.tsv"
 	printf "%-11s %9s %9s %9s %8s %8s %9s %9s\n" variant "req/s" median max loss p99 tool_cpu \
 		nginx_cpu
@@ -275,8 +275,9 @@ summary()
 		}' "$TMP/sum.tsv"
 	echo
 	echo "throughput loss against base (median over rounds); the worker time it adds per"
-	echo "request (1 / median req/s - 1 / base median req/s), that against the floor's,"
-	echo "and spread over the request's syscalls:"
+	echo "request (median over rounds of 1 / req/s - 1 / base req/s of the same round:"
+	echo "medians of different rounds moved it by 2x on this host), that against the"
+	echo "floor's, and spread over the request's syscalls:"
 	awk -F'\t' -v per="$SYSC_PER_REQ" '
 		BEGIN {
 			label["floor_clock"] = "floor + clock reads"
@@ -286,11 +287,9 @@ summary()
 			label["syscount"] = "syscount -L"
 			label["perf_trace"] = "perf trace -s"
 		}
-		{ order[NR] = $1; loss[$1] = $5; med[$1] = $3 }
+		# the worker time added per request (the worker is the bottleneck)
+		{ order[NR] = $1; loss[$1] = $5; add[$1] = $9 }
 		END {
-			# the worker time added per request (the worker is the bottleneck)
-			for (v in med)
-				add[v] = 1e6 / med[v] - 1e6 / med["base"]
 			for (i = 1; i <= NR; i++) {
 				v = order[i]
 				if (v == "base")
