@@ -89,7 +89,7 @@ struct {
  * which only costs a lookup): a close, accept or connect of a descriptor
  * below 64 starts a new one once convs has changed, so what a thread noted
  * about its descriptors in an older epoch (struct lp_task.plain_fds) is not
- * used. A readers reads the epoch before convs: a note it makes from an
+ * used. A reader reads the epoch before convs: a note it makes from an
  * entry that is going carries the epoch the change ends.
  */
 #define WAITS_FD_EPOCHS 1024
