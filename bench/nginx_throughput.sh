@@ -115,7 +115,7 @@ has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
 has "$PERF" "perf trace" && VARIANTS="$VARIANTS perf_trace"
 # A/B of two latprof builds, as in syscall_overhead.sh
-[ -n "${LATPROF_B:-}" ] && VARIANTS="$VARIANTS lp_b"
+[ -n "${LATPROF_B:-}" ] && VARIANTS="$VARIANTS lp_b serve_b"
 VARIANTS=${BENCH_VARIANTS:-$VARIANTS}
 
 # run VARIANT ROUND: one wrk run against nginx under VARIANT; appends to RUNS.
@@ -130,6 +130,7 @@ run()
 	lp_b) cmd=("$LATPROF_B" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz" -p "$WORKER") ;;
 	# the agent with its default collectors, on the worker; nothing scrapes it
 	serve) cmd=("$LATPROF" serve -q -p "$WORKER" --listen "127.0.0.1:$((PORT + 1))") ;;
+	serve_b) cmd=("$LATPROF_B" serve -q -p "$WORKER" --listen "127.0.0.1:$((PORT + 1))") ;;
 	syscount) cmd=("$SYSCOUNT" -L -p "$WORKER") ;;
 	bpftrace) cmd=("$BPFTRACE" -e "
 		tracepoint:raw_syscalls:sys_enter /pid == $WORKER/ { @start[tid] = nsecs; }
@@ -284,6 +285,7 @@ summary()
 			label["lp"] = "latprof"
 			label["lp_b"] = "latprof B"
 			label["serve"] = "latprof serve"
+			label["serve_b"] = "latprof serve B"
 			label["syscount"] = "syscount -L"
 			label["perf_trace"] = "perf trace -s"
 		}

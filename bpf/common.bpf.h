@@ -81,8 +81,8 @@ struct stack_scratch_map {
 
 /*
  * Blocks of the per-CPU syscall stats array (syscall.bpf.c), handed out to
- * processes as they become targets: [0] = blocks handed out so far,
- * [1 + i] = the tgid that owns block i.
+ * processes as they become targets: [1 + i] = the tgid that owns block i,
+ * 0 while it is free ([0] is not used).
  */
 struct fast_slots_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -256,25 +256,24 @@ static __always_inline bool comm_matches(const char *comm)
 	return false;
 }
 
-/* A block of the per-CPU syscall stats for @tgid: 1 + its index, 0 if none is left. */
+/*
+ * A block of the per-CPU syscall stats for @tgid: 1 + its index, 0 if none
+ * is free. A block is free while its owner is 0; serve hands blocks back
+ * (collect_drain.c) once their process has gone.
+ */
 static __always_inline __u32 fast_slot_alloc(__u32 tgid)
 {
-	__u32 key = 0, *next, *owner, slot;
+	__u32 key, *owner, slot;
 
-	if (!cfg_sys_fast_slots)
-		return 0;
-	next = bpf_map_lookup_elem(&fast_slots, &key);
-	if (!next)
-		return 0;
-	slot = __sync_fetch_and_add(next, 1);
-	if (slot >= cfg_sys_fast_slots || slot >= LP_SYS_FAST_SLOTS)
-		return 0;
-	key = slot + 1;
-	owner = bpf_map_lookup_elem(&fast_slots, &key);
-	if (!owner)
-		return 0;
-	*owner = tgid;
-	return slot + 1;
+	for (slot = 0; slot < LP_SYS_FAST_SLOTS; slot++) {
+		if (slot >= cfg_sys_fast_slots)
+			break;
+		key = slot + 1;
+		owner = bpf_map_lookup_elem(&fast_slots, &key);
+		if (owner && !*owner && !__sync_val_compare_and_swap(owner, 0, tgid))
+			return slot + 1;
+	}
+	return 0;
 }
 
 /*

@@ -38,6 +38,11 @@ struct lp_sample_key {
 /* Per-process state of a traced process (value of the procs map). */
 #define LP_SYS_USED_WORDS 8	/* LP_MAX_SYSCALL_NR bits (asserted below) */
 
+/* A bit per syscall number below LP_MAX_SYSCALL_NR. */
+struct lp_sys_used {
+	__u64 words[LP_SYS_USED_WORDS];
+};
+
 struct lp_proc {
 	__u32 gen;		/* bumped by every exec, so samples of the old and
 				 * the new image are told apart */

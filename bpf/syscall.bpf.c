@@ -31,6 +31,7 @@ const volatile __u64 cfg_syscall_min_ns = 1000000;
 const volatile __u64 cfg_offcpu_min_ns = 1000000;
 const volatile __u32 cfg_sys_filter_on = 0;	/* --syscalls given */
 const volatile __u32 cfg_debug_lose_switch_in = 0;	/* LATPROF_DEBUG_LOSE=switch_in */
+const volatile __u32 cfg_sys_fast_drain = 0;	/* serve: sys_fast read as it runs (fast_used) */
 const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR] = {};
 
 __u64 attach_ns = 0;	/* set by user space once everything is attached */
@@ -61,6 +62,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lp_sys_stat);
 } sys_fast SEC(".maps");
+
+/*
+ * With cfg_sys_fast_drain, the numbers each block of sys_fast holds calls
+ * of (a bit per number, set at a number's first call on a CPU): what serve
+ * reads once a second, and zeroes before it hands the block back.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LP_SYS_FAST_SLOTS);
+	__type(key, __u32);
+	__type(value, struct lp_sys_used);
+} fast_used SEC(".maps");
 
 /*
  * The calls whose (process, number) entry could not be made in sys_stats
@@ -146,6 +159,25 @@ static __always_inline struct lp_sys_stat *sys_fast_entry(__s32 fast_base, __s32
 }
 
 /*
+ * Count a call in @st, the entry of @nr in the block at @fast_base; with
+ * cfg_sys_fast_drain, the first call on this CPU marks @nr used (a call
+ * has taken some time: max_ns is 0 only before the first).
+ */
+static __always_inline void sys_fast_add(struct lp_sys_stat *st, __s32 fast_base, __s32 nr,
+					 __u64 ns, bool error, bool in_flight)
+{
+	if (cfg_sys_fast_drain && !st->max_ns) {
+		__u32 slot = (__u32)fast_base / LP_MAX_SYSCALL_NR;
+		struct lp_sys_used *u = bpf_map_lookup_elem(&fast_used, &slot);
+
+		if (u)
+			__sync_fetch_and_or(&u->words[(nr >> 6) & (LP_SYS_USED_WORDS - 1)],
+					    1ULL << (nr & 63));
+	}
+	sys_stat_add(st, ns, error, in_flight);
+}
+
+/*
  * Count one call of @nr that took @ns (every call, slow or not), in the
  * array block at @fast_base, or in the hash when it is -1 (in sys_spill
  * when the hash has no room for it). A global function, verified once on
@@ -159,8 +191,11 @@ __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u3
 	long err;
 
 	st = sys_fast_entry(fast_base, nr);
-	if (!st)
-		st = bpf_map_lookup_elem(&sys_stats, &key);
+	if (st) {
+		sys_fast_add(st, fast_base, nr, ns, error, in_flight);
+		return 0;
+	}
+	st = bpf_map_lookup_elem(&sys_stats, &key);
 	if (!st) {
 		err = bpf_map_update_elem(&sys_stats, &key, &zero_stat, BPF_NOEXIST);
 		if (err && bpf_map_lookup_elem(&sys_stats, &key) == NULL) {
@@ -431,7 +466,7 @@ static __always_inline int on_sys_exit(void *ctx, __u64 at, long ret)
 		struct lp_sys_stat *st = sys_fast_entry(t->fast_base, nr);
 
 		if (st)
-			sys_stat_add(st, dur, error, false);
+			sys_fast_add(st, t->fast_base, nr, dur, error, false);
 		else	/* no block of the array: the hash */
 			sys_account(tgid, -1, nr, dur, error ? SYS_ACCOUNT_ERROR : 0);
 	}

@@ -661,7 +661,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	if (err)
 		return err;
 	s->rodata->cfg_syscalls = o->mode_syscall;
-	s->rodata->cfg_waits = c->sys_hooks;
+	s->rodata->cfg_waits = c->sys_hooks && !o->no_waits;
 	s->rodata->cfg_offcpu = o->mode_offcpu;
 	s->rodata->cfg_syscall_min_ns = o->min_duration_ns;
 	s->rodata->cfg_offcpu_min_ns = o->min_block_ns;
@@ -672,13 +672,18 @@ static int configure(struct collect *c, const struct collect_opts *o,
 			s->rodata->cfg_sys_filter[o->syscalls[i]] = 1;
 	/* scratch records: sampler, tracepoints (per CPU each), iterator */
 	s->rodata->cfg_nr_cpus = ncpu;
-	/* per-CPU stats blocks for the first processes, within 32 MiB */
-	c->fast_slots = (32u << 20) / ((size_t)ncpu * LP_MAX_SYSCALL_NR * sizeof(struct lp_sys_stat));
+	/* per-CPU stats blocks for the first processes, within the session's bytes */
+	c->fast_slots = o->sys_fast_bytes /
+			((size_t)ncpu * LP_MAX_SYSCALL_NR * sizeof(struct lp_sys_stat));
 	if (c->fast_slots > LP_SYS_FAST_SLOTS)
 		c->fast_slots = LP_SYS_FAST_SLOTS;
-	if (!o->mode_syscall || o->sys_hash_only)
+	if (!o->mode_syscall)
 		c->fast_slots = 0;
+	c->fast_drain = o->sys_fast_drain && c->fast_slots;
+	pr_debug("syscall stats: %u blocks of the per-CPU array%s", c->fast_slots,
+		 c->fast_drain ? ", handed back" : "");
 	s->rodata->cfg_sys_fast_slots = c->fast_slots;
+	s->rodata->cfg_sys_fast_drain = c->fast_drain;
 	s->rodata->cfg_all = o->all;
 	/* with -a, unwinding our own samples would feed on itself */
 	s->rodata->cfg_self_tgid = getpid();
@@ -750,9 +755,9 @@ static int configure(struct collect *c, const struct collect_opts *o,
 					       c->fast_slots * LP_MAX_SYSCALL_NR : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.procs, debug_max_entries(o->max_procs));
-	/* waits.bpf.h's conversations, where the syscall hooks run: 1.4 MiB, always whole */
+	/* waits.bpf.h's conversations, where the wait rule runs: 1.4 MiB, always whole */
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.convs, c->sys_hooks ?
+		err = bpf_map__set_max_entries(s->maps.convs, s->rodata->cfg_waits ?
 					       debug_max_entries(COLLECT_CONVS) : 1);
 	return err;
 }
@@ -1094,22 +1099,20 @@ int collect_add_command(struct collect *c, pid_t pid, const char *file)
 }
 
 /*
- * Hand a block of the per-CPU syscall stats to @pid, as fast_slot_alloc()
+ * Hand a free block of the per-CPU syscall stats to @pid, as fast_slot_alloc()
  * does in BPF; only before attach, when no program can race with us.
  */
 static uint32_t fast_slot_alloc(struct collect *c, pid_t pid)
 {
 	int fd = bpf_map__fd(c->skel->maps.fast_slots);
-	uint32_t key = 0, next, owner = pid;
+	uint32_t key, owner;
 
-	if (bpf_map_lookup_elem(fd, &key, &next) || next >= c->fast_slots)
-		return 0;
-	key = next + 1;
-	if (bpf_map_update_elem(fd, &key, &owner, BPF_ANY))
-		return 0;
-	key = 0;
-	next++;
-	return bpf_map_update_elem(fd, &key, &next, BPF_ANY) ? 0 : next;
+	for (key = 1; key <= c->fast_slots; key++)
+		if (!bpf_map_lookup_elem(fd, &key, &owner) && !owner) {
+			owner = pid;
+			return bpf_map_update_elem(fd, &key, &owner, BPF_ANY) ? 0 : key;
+		}
+	return 0;
 }
 
 int collect_add_pid(struct collect *c, pid_t pid)
@@ -1484,6 +1487,7 @@ void collect_free(struct collect *c)
 	iotrack_release(&c->io);
 	collect_free_stacks(c);
 	collect_sys_exited_free(c);
+	collect_fast_free(c);
 	free(c->reqs.items);
 	free(c);
 }

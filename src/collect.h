@@ -57,12 +57,18 @@ struct collect_opts {
 	uint32_t max_requests;		/* kept in the profile; later ones are counted */
 	/*
 	 * serve's metrics session: lifecycle events go to proc_fn instead of
-	 * snapshotting processes (no symbolizer state grows), and every
-	 * syscall statistic lives in the hash so collect_drain can empty it.
+	 * snapshotting processes (no symbolizer state grows).
 	 */
 	collect_proc_fn proc_fn;
 	void *proc_arg;
-	bool sys_hash_only;
+	/*
+	 * Kernel memory for the per-CPU syscall stats of the first processes
+	 * (an array: no hash on every call); 0: every process in the hash.
+	 */
+	size_t sys_fast_bytes;
+	/* serve: collect_drain reads the array too, and hands its blocks back */
+	bool sys_fast_drain;
+	bool no_waits;			/* no wait rule (serve's series have no waits) */
 	bool no_python;			/* --no-python: keep the eval loop's C frames */
 	const char *const *debug_dirs;	/* also searched for interpreters' DWARF */
 	size_t nr_debug_dirs;

@@ -494,7 +494,6 @@ static int builder_sys_stat(struct builder *b, const struct builder_cols *cols,
 	return builder_sys_add(b, key->tgid, key->nr, v);
 }
 
-/* The per-CPU array: block i belongs to the tgid in fast_slots[1 + i]. */
 /* Whether per-CPU values @vals of one entry hold a call. */
 static bool sys_vals_used(const struct lp_sys_stat *vals, int ncpu)
 {
@@ -531,22 +530,23 @@ static int sys_fast_block(int fd, uint32_t i, struct lp_sys_stat *vals, int ncpu
 	return 0;
 }
 
+/* The per-CPU array: block i belongs to the tgid in fast_slots[1 + i] (0: free). */
 static int builder_sys_fast(struct builder *b)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	int slots_fd = bpf_map__fd(b->c->skel->maps.fast_slots);
 	int fd = bpf_map__fd(b->c->skel->maps.sys_fast);
 	struct lp_sys_stat *vals;
-	uint32_t i, nr, key, tgid, used = 0;
+	uint32_t i, nr, key, tgid;
 
-	if (!b->c->fast_slots || bpf_map_lookup_elem(slots_fd, &used, &used))
+	if (!b->c->fast_slots)
 		return 0;
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
 	vals = calloc((size_t)ncpu * LP_MAX_SYSCALL_NR, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	for (i = 0; !err && i < used && i < b->c->fast_slots; i++) {
+	for (i = 0; !err && i < b->c->fast_slots; i++) {
 		key = i + 1;
 		if (bpf_map_lookup_elem(slots_fd, &key, &tgid) || !tgid)
 			continue;

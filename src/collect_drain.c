@@ -380,6 +380,149 @@ static void drain_timed(struct collect *c, const struct collect_drain_ops *ops, 
 }
 
 /*
+ * What collect_drain last read of block i of sys_fast (serve): its owner,
+ * whether it was seen gone, and the sums read of each number, so the next
+ * drain passes on only what was counted since. Counts are never zeroed
+ * under a live process: a per-CPU value written by user space while its
+ * CPU adds to it would lose the add.
+ */
+struct fast_block {
+	uint32_t owner;
+	bool gone;			/* its process was gone at the last drain */
+	struct sys_stat *prev[LP_MAX_SYSCALL_NR];
+};
+
+static void fast_block_reset(struct fast_block *fb)
+{
+	uint32_t nr;
+
+	for (nr = 0; nr < LP_MAX_SYSCALL_NR; nr++)
+		free(fb->prev[nr]);
+	memset(fb, 0, sizeof(*fb));
+}
+
+/* @cur minus @prev (NULL: nothing before) into @out; the max is the running one. */
+static void sys_stat_delta(const struct sys_stat *cur, const struct sys_stat *prev,
+			   struct sys_stat *out)
+{
+	int j;
+
+	*out = *cur;
+	if (!prev)
+		return;
+	out->count -= prev->count;
+	out->errors -= prev->errors;
+	out->total_ns -= prev->total_ns;
+	out->in_flight -= prev->in_flight;
+	for (j = 0; j < SYS_HIST_SLOTS; j++) {
+		out->hist[j] -= prev->hist[j];
+		out->hist_ns[j] -= prev->hist_ns[j];
+	}
+}
+
+/*
+ * Pass on what block @i counted since the last drain, and hand it back
+ * (zeroed) once its process has been gone at two drains in a row: the
+ * programs count a process's calls only while it lives, and its owner is
+ * set a moment before its procs entry (common.bpf.h, proc_add).
+ */
+static int drain_fast_block(struct collect *c, const struct collect_drain_ops *ops, uint32_t i,
+			    struct lp_sys_stat *vals)
+{
+	struct fast_block *fb = &c->fast_blocks[i];
+	int fd = bpf_map__fd(c->skel->maps.sys_fast), ncpu = libbpf_num_possible_cpus();
+	uint32_t key = i + 1, owner, nr;
+	struct lp_sys_used used;
+	struct lp_proc proc;
+	struct sys_stat cur, delta;
+	bool live;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.fast_slots), &key, &owner) || !owner)
+		return 0;
+	if (fb->owner != owner)
+		fast_block_reset(fb);
+	fb->owner = owner;
+	key = i;
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.fast_used), &key, &used))
+		return -errno;
+	for (nr = 0; nr < LP_MAX_SYSCALL_NR; nr++) {
+		if (!(used.words[nr / 64] & (1ULL << (nr % 64))))
+			continue;
+		key = i * LP_MAX_SYSCALL_NR + nr;
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			return -errno;
+		memset(&cur, 0, sizeof(cur));
+		cur.pid = owner;
+		sys_stat_name(nr, cur.name, sizeof(cur.name));
+		collect_sys_sum(&cur, vals);
+		sys_stat_delta(&cur, fb->prev[nr], &delta);
+		if (!fb->prev[nr] && !(fb->prev[nr] = malloc(sizeof(cur))))
+			return -ENOMEM;
+		*fb->prev[nr] = cur;
+		if (delta.count && ops->sys)
+			ops->sys(ops->arg, &delta);
+	}
+	key = owner;
+	live = !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.procs), &key, &proc) &&
+	       proc.fast_slot == i + 1;
+	if (live || !fb->gone) {
+		fb->gone = !live;
+		return 0;
+	}
+	/* gone since the last drain, which read what it counted: zero it, hand it back */
+	memset(vals, 0, (size_t)ncpu * sizeof(*vals));
+	for (nr = 0; nr < LP_MAX_SYSCALL_NR; nr++) {
+		key = i * LP_MAX_SYSCALL_NR + nr;
+		if ((used.words[nr / 64] & (1ULL << (nr % 64))) &&
+		    bpf_map_update_elem(fd, &key, vals, BPF_ANY))
+			return -errno;
+	}
+	memset(&used, 0, sizeof(used));
+	key = i;
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.fast_used), &key, &used, BPF_ANY))
+		return -errno;
+	key = i + 1;
+	owner = 0;
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.fast_slots), &key, &owner, BPF_ANY))
+		return -errno;
+	pr_debug("syscall block %u of pid %u handed back", i, fb->owner);
+	fast_block_reset(fb);
+	c->fast_released++;
+	return 0;
+}
+
+static int drain_fast(struct collect *c, const struct collect_drain_ops *ops)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct lp_sys_stat *vals;
+	uint32_t i;
+
+	if (!c->fast_drain)
+		return 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	if (!c->fast_blocks)
+		c->fast_blocks = calloc(c->fast_slots, sizeof(*c->fast_blocks));
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!c->fast_blocks || !vals)
+		err = -ENOMEM;
+	for (i = 0; !err && i < c->fast_slots; i++)
+		err = drain_fast_block(c, ops, i, vals);
+	free(vals);
+	return err;
+}
+
+void collect_fast_free(struct collect *c)
+{
+	uint32_t i;
+
+	for (i = 0; c->fast_blocks && i < c->fast_slots; i++)
+		fast_block_reset(&c->fast_blocks[i]);
+	free(c->fast_blocks);
+	c->fast_blocks = NULL;
+}
+
+/*
  * Ids are only meaningful with the samples just taken out. A program that
  * adds a stack while this runs may leave an id that is handed out again:
  * the metrics session that drains throws stack ids away.
@@ -450,6 +593,8 @@ int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 
 	if (c->mode_syscall)
 		err = drain_map(c, c->skel->maps.sys_stats, ops, drain_sys);
+	if (!err && c->mode_syscall)
+		err = drain_fast(c, ops);
 	if (!err && ops->sys)
 		err = collect_sys_spill(c, true, drain_spilled, (void *)ops);
 	if (!err && c->mode_cpu)

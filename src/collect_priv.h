@@ -43,6 +43,8 @@ extern const char *const collect_unwind_names[SYM_UNWIND_NR];
 
 #define COLLECT_RINGS 3
 
+struct fast_block;
+
 struct collect {
 	struct latprof_bpf *skel;
 	struct symbolizer *sym;
@@ -70,6 +72,9 @@ struct collect {
 	char *btf_path;			/* CO-RE against this btfcache file, or NULL */
 	bool in_flight_done;
 	uint32_t fast_slots;		/* blocks of the per-CPU syscall stats array */
+	bool fast_drain;		/* collect_drain reads them (serve) */
+	struct fast_block *fast_blocks;	/* collect_drain's view of each */
+	uint64_t fast_released;		/* blocks it handed back */
 	pid_t command_pid;		/* generation 0 of it is latprof's fork */
 	collect_proc_fn proc_fn;	/* set: events go there, no snapshots */
 	void *proc_arg;
@@ -155,6 +160,9 @@ void collect_sys_sweep(struct collect *c);
 
 /* Free c->exited. */
 void collect_sys_exited_free(struct collect *c);
+
+/* Free what collect_drain keeps of the blocks of sys_fast (collect_drain.c). */
+void collect_fast_free(struct collect *c);
 
 /* The timeline series of syscall @name, whether it opens a file (collect_build.c). */
 enum timeline_series collect_sys_series(const char *name);

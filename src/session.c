@@ -81,7 +81,10 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		.max_requests = o->max_requests,
 		.proc_fn = profile ? NULL : cfg->proc_fn,
 		.proc_arg = cfg->proc_arg,
-		.sys_hash_only = !profile,
+		/* a profile's array within 32 MiB; the agent's, always there, 8 */
+		.sys_fast_bytes = (size_t)(profile ? 32 : 8) << 20,
+		.sys_fast_drain = !profile,
+		.no_waits = !profile,
 	};
 }
 
