@@ -16,7 +16,7 @@
 static const char export_usage[] =
 	"usage: latprof export [FILE] --format FMT [-o OUT]\n"
 	"\n"
-	"Convert a profile (default latprof.pb.gz).\n"
+	"Convert a profile (default " PROFILE_DEFAULT_PATH ").\n"
 	"\n"
 	"  -f, --format FMT     folded: collapsed stacks, 'comm;root;...;leaf WEIGHT'\n"
 	"                       speedscope: speedscope's JSON file, one profile per process\n"
@@ -26,7 +26,8 @@ static const char export_usage[] =
 	"                       CPU and off-CPU counters, lost events (no --weight)\n"
 	"                       svg: the interactive flame graph 'latprof flamegraph'\n"
 	"                       draws by default (its display options need that verb)\n"
-	"  -w, --weight W       what a stack is weighted by (default cpu):\n"
+	"  -w, --weight W       what a stack is weighted by (default: cpu, else latency,\n"
+	"                       else offcpu, the first the profile has values of):\n"
 	"                       cpu, samples   on-CPU samples\n"
 	"                       cpu-time       on-CPU nanoseconds (samples x period)\n"
 	"                       latency        nanoseconds in slow syscalls, leaf 'syscall:NAME'\n"
@@ -132,7 +133,7 @@ static int export_args_format(const struct export_args *a)
 
 int cmd_export(int argc, char **argv)
 {
-	struct export_args a = { .weight = "cpu", .out = "-", .top = EXPORT_TOP_DEFAULT };
+	struct export_args a = { .out = "-", .top = EXPORT_TOP_DEFAULT };
 	struct profile *p = NULL;
 	struct profile_weight w;
 	struct export_opts o;
@@ -154,7 +155,7 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	o = (struct export_opts){ .stack_flags = a.flags, .top = a.top };
 	if (export_format_has_weight(format)) {
-		if (profile_weight_get(p, a.weight, &w))
+		if (profile_weight_get(p, a.weight ? a.weight : profile_weight_default(p), &w))
 			goto out;
 		o.w = &w;
 	}

@@ -21,8 +21,9 @@
 #include "src/verbs.h"
 
 static const char display_help[] =
-	"  -w, --weight W       what a stack is weighted by (default cpu): cpu, samples,\n"
-	"                       cpu-time, latency, syscalls, offcpu, or wall (hot/cold:\n"
+	"  -w, --weight W       what a stack is weighted by (default: cpu, else latency,\n"
+	"                       else offcpu, the first the profile has values of): cpu,\n"
+	"                       samples, cpu-time, latency, syscalls, offcpu, or wall (hot/cold:\n"
 	"                       on-CPU and off-CPU time together, coloured by their split);\n"
 	"                       W:path, W:idle, W:readiness: only on-path, only idle, or\n"
 	"                       only undecided syscall waits (docs/syscalls.md)\n"
@@ -44,7 +45,7 @@ static const char display_help[] =
 static const char flamegraph_usage[] =
 	"usage: latprof flamegraph [FILE] [OPTIONS] [-o SVG]\n"
 	"\n"
-	"Draw an interactive flame graph of a profile (default latprof.pb.gz): hover\n"
+	"Draw an interactive flame graph of a profile (default " PROFILE_DEFAULT_PATH "): hover\n"
 	"for details, click to zoom, Ctrl-F or Search to highlight frames.\n"
 	"\n"
 	"      --folded FILE    read folded stacks ('root;...;leaf WEIGHT' lines, from\n"
@@ -178,7 +179,7 @@ static int check_common(const struct flame_cmd *cmd)
 {
 	int err;
 
-	if (!stacks_svg_knows_weight(cmd->look.weight)) {
+	if (cmd->look.weight && !stacks_svg_knows_weight(cmd->look.weight)) {
 		pr_err("unknown weight '%s' (want %s)", cmd->look.weight, PROFILE_WEIGHTS);
 		return -EINVAL;
 	}
@@ -224,7 +225,7 @@ static int flamegraph_args(struct flame_cmd *cmd, int argc, char **argv)
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	struct flame_cmd cmd = { .look.weight = "cpu", .out = "flame.svg",
+	struct flame_cmd cmd = { .out = "flame.svg",
 				 .look.svg.min_width_px = STACKS_SVG_MIN_WIDTH_PX };
 	struct flame *f = NULL;
 	int err, status = EXIT_STATUS_USAGE;
@@ -289,7 +290,7 @@ static int diff_args(struct flame_cmd *cmd, int argc, char **argv)
 
 int cmd_diff(int argc, char **argv)
 {
-	struct flame_cmd cmd = { .look.weight = "cpu", .out = "diff.svg",
+	struct flame_cmd cmd = { .out = "diff.svg",
 				 .look.svg.normalize = true,
 				 .look.svg.min_width_px = STACKS_SVG_MIN_WIDTH_PX };
 	struct flame *f = NULL;

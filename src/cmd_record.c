@@ -15,8 +15,6 @@
 #include "src/util.h"
 #include "src/verbs.h"
 
-#define DEFAULT_OUTPUT "latprof.pb.gz"
-
 enum {
 	OPT_WEIGHT = COLLECTOPTS_VERB,
 	OPT_INTERVAL,
@@ -42,7 +40,7 @@ static const char record_usage_tail[] =
 	"  -d, --duration SEC       stop after SEC seconds (a started COMMAND gets SIGTERM)\n"
 	"      --interval SEC       timeline and memory (RSS, PSS) sampling interval,\n"
 	"                           0.05..3600 (default 1)\n"
-	"  -o, --output FILE        output (default latprof.pb.gz); the extension picks the\n"
+	"  -o, --output FILE        output (default " PROFILE_DEFAULT_PATH "); the extension picks the\n"
 	"                           format: .pb.gz (the full profile), .folded,\n"
 	"                           .speedscope.json, .json, .prom (as 'latprof export')\n"
 	"      --weight W           what stacks are weighted by in those formats (default\n"
@@ -206,7 +204,7 @@ static int run_record(void *opts, const char *command_line)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .out.path = DEFAULT_OUTPUT, .interval_s = 1 };
+	struct record_opts o = { .out.path = PROFILE_DEFAULT_PATH, .interval_s = 1 };
 	int status;
 
 	collectopts_init(&o.co);

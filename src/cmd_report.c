@@ -21,7 +21,7 @@
 static const char report_usage[] =
 	"usage: latprof report [FILE] [OPTIONS]\n"
 	"\n"
-	"Hotspot report of a profile (default latprof.pb.gz).\n"
+	"Hotspot report of a profile (default " PROFILE_DEFAULT_PATH ").\n"
 	"\n"
 	"  -w, --weight W       cpu (samples), cpu-time, latency, syscalls, offcpu, wall\n"
 	"                       (default: cpu, or latency without CPU samples);\n"
@@ -88,7 +88,7 @@ int cmd_report(int argc, char **argv)
 		pr_err("too many arguments (one profile at a time)");
 		return EXIT_STATUS_USAGE;
 	}
-	path = optind < argc ? argv[optind] : "latprof.pb.gz";
+	path = optind < argc ? argv[optind] : PROFILE_DEFAULT_PATH;
 	p = profile_load(path);
 	if (!p)
 		return EXIT_STATUS_USAGE;

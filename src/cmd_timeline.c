@@ -17,7 +17,7 @@
 static const char timeline_usage[] =
 	"usage: latprof timeline [FILE] [OPTIONS] [-o SVG]\n"
 	"\n"
-	"Chart what the targets of a recording (default latprof.pb.gz) did in each\n"
+	"Chart what the targets of a recording (default " PROFILE_DEFAULT_PATH ") did in each\n"
 	"interval of record --interval: CPU time and syscall time by category\n"
 	"(file, network, sync, sleep, other) as stacked bars in seconds per second,\n"
 	"resident memory (RSS, all targets) as a line; hover an interval for its\n"

@@ -148,11 +148,11 @@ static void json_offcpu(FILE *out, const struct profile *p)
 
 	for (i = 0; col >= 0 && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
-		const struct profile_label *l = profile_sample_label(s, "offcpu");
+		const struct profile_label *l = profile_sample_label(s, PROFILE_LABEL_OFFCPU);
 
 		if (s->values[col] <= 0 || !l || !l->str)
 			continue;
-		if (!strcmp(l->str, "preempted"))
+		if (!strcmp(l->str, PROFILE_OFFCPU_PREEMPTED))
 			preempted += s->values[col];
 		else
 			blocked += s->values[col];

@@ -193,8 +193,8 @@ out:
 
 static struct prom_task *prom_task_of(struct prom_tasks *t, const struct profile_sample *s)
 {
-	const struct profile_label *pid = profile_sample_label(s, "pid");
-	const struct profile_label *comm = profile_sample_label(s, "comm");
+	const struct profile_label *pid = profile_sample_label(s, PROFILE_LABEL_PID);
+	const struct profile_label *comm = profile_sample_label(s, PROFILE_LABEL_COMM);
 	const char *c = comm && comm->str ? comm->str : "";
 	int64_t n = pid ? pid->num : -1;
 	void *v = hashmap_get(&t->idx, c, (uint64_t)n, 0);
@@ -232,8 +232,8 @@ static int prom_tasks_load(const struct profile *p, struct prom_tasks *t)
 			return -ENOMEM;
 		k->samples += col_value(s, samples);
 		k->cpu_ns += col_value(s, cpu);
-		state = profile_sample_label(s, "offcpu");
-		if (state && state->str && !strcmp(state->str, "preempted"))
+		state = profile_sample_label(s, PROFILE_LABEL_OFFCPU);
+		if (state && state->str && !strcmp(state->str, PROFILE_OFFCPU_PREEMPTED))
 			k->preempted_ns += col_value(s, off);
 		else
 			k->blocked_ns += col_value(s, off);

@@ -191,7 +191,7 @@ static int ss_push_location(struct ss *s, uint64_t id)
 /* The "syscall:NAME" leaf of latency-weighted stacks, named by stacks.c. */
 static int ss_push_leaf(struct ss *s, const struct profile_sample *smp)
 {
-	const struct profile_label *sys = profile_sample_label(smp, "syscall");
+	const struct profile_label *sys = profile_sample_label(smp, PROFILE_LABEL_SYSCALL);
 	struct profile_sample leaf = { .nr_labels = 1 };
 	void *v;
 	uint32_t idx;
@@ -224,9 +224,9 @@ static int ss_push_leaf(struct ss *s, const struct profile_sample *smp)
 /* The group of sample @smp: its process, and its thread when labelled. */
 static int ss_group_of(struct ss *s, const struct profile_sample *smp, struct ss_group **out)
 {
-	const struct profile_label *pid = profile_sample_label(smp, "pid");
-	const struct profile_label *tid = profile_sample_label(smp, "tid");
-	const struct profile_label *comm = profile_sample_label(smp, "comm");
+	const struct profile_label *pid = profile_sample_label(smp, PROFILE_LABEL_PID);
+	const struct profile_label *tid = profile_sample_label(smp, PROFILE_LABEL_TID);
+	const struct profile_label *comm = profile_sample_label(smp, PROFILE_LABEL_COMM);
 	int64_t p = pid ? pid->num : -1, t = tid && !tid->str ? tid->num : -1;
 	void *v = hashmap_get(&s->group_idx, NULL, (uint64_t)p, (uint64_t)t);
 

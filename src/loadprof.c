@@ -17,7 +17,7 @@ struct profile *profile_load(const char *path)
 	int err;
 
 	if (!path)
-		path = "latprof.pb.gz";
+		path = PROFILE_DEFAULT_PATH;
 	err = pprof_read_file(path, &p, &why);
 	if (err) {
 		pr_err("cannot read profile %s: %s", path, why ? why : strerror(-err));
@@ -79,6 +79,35 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 	}
 	pr_err("unknown weight '%s' (want %s)", name, PROFILE_WEIGHTS);
 	return -EINVAL;
+}
+
+static bool profile_has_values(const struct profile *p, int col)
+{
+	size_t i;
+
+	for (i = 0; col >= 0 && i < p->samples.nr; i++)
+		if (p->samples.items[i].values[col] > 0)
+			return true;
+	return false;
+}
+
+const char *profile_weight_default(const struct profile *p)
+{
+	static const char *const order[][2] = {
+		{ "cpu", PROFILE_TYPE_SAMPLES },
+		{ "latency", PROFILE_TYPE_LATENCY },
+		{ "offcpu", PROFILE_TYPE_OFFCPU },
+	};
+	int col, pass;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < ARRAY_SIZE(order); i++) {
+			col = profile_type_index(p, order[i][1]);
+			if (col >= 0 && (pass || profile_has_values(p, col)))
+				return order[i][0];
+		}
+	return "cpu";
 }
 
 int64_t profile_weight_of(const struct profile_weight *w, const struct profile_sample *s)

@@ -39,6 +39,14 @@ struct profile_weight {
  */
 int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w);
 
+/*
+ * The weight when none is asked for: the first of cpu, latency and offcpu
+ * that @p has values of (a target that only waited still gets its stacks),
+ * else the first it has the column of, else "cpu" (a foreign profile's one
+ * column). Every verb that weighs stacks starts from this. Cannot fail.
+ */
+const char *profile_weight_default(const struct profile *p);
+
 /* The weight of sample @s (0 when it has none). Cannot fail. */
 int64_t profile_weight_of(const struct profile_weight *w, const struct profile_sample *s);
 

@@ -25,6 +25,23 @@
 #define PROFILE_TYPE_OFFCPU "offcpu"		/* unit "nanoseconds" off CPU */
 
 /* Kernel mappings are named "[kernel.kallsyms]" and "[kernel.kallsyms]/MODULE". */
+/*
+ * The labels of a sample, as the collector writes them (src/collect_build.c)
+ * and the readers look them up (profile_sample_label).
+ */
+#define PROFILE_LABEL_PID "pid"			/* number: the process */
+#define PROFILE_LABEL_TID "tid"			/* number: the thread */
+#define PROFILE_LABEL_COMM "comm"		/* the process's name */
+#define PROFILE_LABEL_SYSCALL "syscall"		/* "read", "syscall_451" */
+#define PROFILE_LABEL_CATEGORY "category"	/* the syscall's category */
+#define PROFILE_LABEL_MAX_NS "max_ns"		/* number: the slowest call */
+#define PROFILE_LABEL_OFFCPU "offcpu"		/* PROFILE_OFFCPU_* */
+#define PROFILE_OFFCPU_BLOCKED "blocked"	/* off CPU waiting */
+#define PROFILE_OFFCPU_PREEMPTED "preempted"	/* runnable, another task ran */
+
+/* The profile record writes and the reading verbs read when given none. */
+#define PROFILE_DEFAULT_PATH "latprof.pb.gz"
+
 #define PROFILE_KERNEL_MAPPING "[kernel.kallsyms]"
 /* The mapping of Python frames (src/pystacks.h): address = frame id + 1 */
 #define PROFILE_PYTHON_MAPPING "[python]"

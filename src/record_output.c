@@ -32,16 +32,6 @@ static int output_format(struct record_output *o)
 	return -EINVAL;
 }
 
-/* The weight before recording: --weight, else the first collector's. */
-static const char *output_weight(const struct record_output *o)
-{
-	if (o->weight)
-		return o->weight;
-	if (o->modes.cpu)
-		return "cpu";
-	return o->modes.syscall ? "latency" : "offcpu";
-}
-
 /* An empty profile with the columns the collectors of @o will write. */
 static struct profile *columns_of(const struct record_output *o)
 {
@@ -83,36 +73,14 @@ int record_output_check(struct record_output *o)
 	p = columns_of(o);
 	if (!p)
 		return -ENOMEM;
-	err = profile_weight_get(p, output_weight(o), &w);
+	err = profile_weight_get(p, o->weight ? o->weight : profile_weight_default(p), &w);
 	profile_free(p);
 	return err;
 }
 
-static bool profile_has_values(const struct profile *p, const char *type)
-{
-	int col = profile_type_index(p, type);
-	size_t i;
-
-	for (i = 0; col >= 0 && i < p->samples.nr; i++)
-		if (p->samples.items[i].values[col] > 0)
-			return true;
-	return false;
-}
-
-/* After recording: a target that only waited still gets stacks. */
-static const char *output_weight_for(const struct record_output *o, const struct profile *p)
-{
-	if (o->weight || profile_has_values(p, PROFILE_TYPE_SAMPLES))
-		return output_weight(o);
-	if (profile_has_values(p, PROFILE_TYPE_LATENCY))
-		return "latency";
-	if (profile_has_values(p, PROFILE_TYPE_OFFCPU))
-		return "offcpu";
-	return output_weight(o);
-}
-
 int record_output_write(const struct record_output *o, const struct profile *p)
 {
+	const char *name = o->weight ? o->weight : profile_weight_default(p);
 	struct profile_weight w;
 	int err;
 
@@ -120,10 +88,10 @@ int record_output_write(const struct record_output *o, const struct profile *p)
 		return pprof_write_file(p, o->path);
 	if (!export_format_has_weight(o->format))
 		return export_write_path(o->path, o->format, p, NULL, 0);
-	err = profile_weight_get(p, output_weight_for(o, p), &w);
+	err = profile_weight_get(p, name, &w);
 	if (err)
 		return err;
-	if (strncmp(w.name, output_weight(o), strcspn(output_weight(o), ":")))
+	if (!o->weight && profile_type_index(p, PROFILE_TYPE_SAMPLES) >= 0 && strcmp(name, "cpu"))
 		pr_info("no CPU samples: %s weighted by %s", o->path, w.name);
 	return export_write_path(o->path, o->format, p, &w, o->stack_flags);
 }

@@ -346,9 +346,7 @@ int report_profile(FILE *out, struct report_opts *o, const struct profile *p, co
 
 	/* a recording without CPU samples is weighed by what it has */
 	if (!o->weight)
-		o->weight = profile_type_index(p, PROFILE_TYPE_SAMPLES) >= 0 || p->types.nr == 1 ?
-			"cpu" : profile_type_index(p, PROFILE_TYPE_LATENCY) >= 0 ? "latency" :
-			"offcpu";
+		o->weight = profile_weight_default(p);
 	if (profile_weight_get(p, o->weight, &w))
 		return -EINVAL;
 	o->weight_unit = w.unit;

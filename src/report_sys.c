@@ -49,11 +49,11 @@ static void offcpu_outside(const struct profile *p, uint64_t *blocked, uint64_t 
 	*blocked = *preempted = 0;
 	for (i = 0; col >= 0 && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
-		const struct profile_label *state = profile_sample_label(s, "offcpu");
+		const struct profile_label *state = profile_sample_label(s, PROFILE_LABEL_OFFCPU);
 
-		if (s->values[col] <= 0 || profile_sample_label(s, "syscall"))
+		if (s->values[col] <= 0 || profile_sample_label(s, PROFILE_LABEL_SYSCALL))
 			continue;
-		if (state && state->str && !strcmp(state->str, "preempted"))
+		if (state && state->str && !strcmp(state->str, PROFILE_OFFCPU_PREEMPTED))
 			*preempted += s->values[col];
 		else
 			*blocked += s->values[col];
@@ -281,7 +281,7 @@ static int collect_sites(const struct profile *p, int lat, int calls, unsigned i
 
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
-		const struct profile_label *max = profile_sample_label(s, "max_ns");
+		const struct profile_label *max = profile_sample_label(s, PROFILE_LABEL_MAX_NS);
 		const struct profile_label *wait = profile_sample_label(s, SYSCALL_WAIT_LABEL);
 		struct site *site;
 

@@ -265,7 +265,7 @@ static int render_profile(const struct serve_profile_req *r, const struct profil
 	if (r->ep == SERVE_ENDPOINT_LATENCY)
 		wname = "latency";
 	else if (!wname && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
-		wname = r->modes.cpu ? "cpu" : r->modes.syscall ? "latency" : "offcpu";
+		wname = profile_weight_default(p);
 	err = wname ? profile_weight_get(p, wname, &w) : 0;
 	if (!err && r->ep == SERVE_ENDPOINT_FLAMEGRAPH)
 		err = stacks_svg_write_profile(f, p, &w, flags);

@@ -30,8 +30,8 @@ static int push(struct stack_names *out, struct strtab *names, const char *s)
 static int push_process(const struct profile_sample *s, unsigned flags, struct strtab *names,
 			struct stack_names *out)
 {
-	const struct profile_label *comm = profile_sample_label(s, "comm");
-	const struct profile_label *pid = profile_sample_label(s, "pid");
+	const struct profile_label *comm = profile_sample_label(s, PROFILE_LABEL_COMM);
+	const struct profile_label *pid = profile_sample_label(s, PROFILE_LABEL_PID);
 	const char *c = comm && comm->str ? comm->str : "[unknown]";
 	char buf[64];
 
@@ -150,7 +150,7 @@ int stack_names_of(const struct profile *p, const struct profile_sample *s, unsi
 			out->python_leaf = out->nr;
 	}
 	if (!err && (flags & STACKS_FLAG_SYSCALL_LEAF)) {
-		const struct profile_label *sys = profile_sample_label(s, "syscall");
+		const struct profile_label *sys = profile_sample_label(s, PROFILE_LABEL_SYSCALL);
 		char buf[128];
 
 		if (sys && sys->str) {

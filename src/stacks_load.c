@@ -49,11 +49,16 @@ int stacks_load_profile(const char *path, struct stacks_svg *s, struct flame *f)
 	struct profile_weight w;
 	int err = -EINVAL;
 
-	if (!p || profile_weight_get(p, s->weight, &w))
+	if (!p)
+		goto out;
+	/* none asked: the profile's default (a diff's second side takes the first's) */
+	if (!s->weight)
+		s->weight = profile_weight_default(p);
+	if (profile_weight_get(p, s->weight, &w))
 		goto out;
 	err = stacks_svg_add_profile(s, p, &w, f);
 	if (err)
-		pr_err("cannot read profile %s: %s", path ? path : "latprof.pb.gz", strerror(-err));
+		pr_err("cannot read profile %s: %s", path ? path : PROFILE_DEFAULT_PATH, strerror(-err));
 out:
 	profile_free(p);
 	return err;

@@ -24,7 +24,8 @@ int stacks_load_folded(const char *path, unsigned int folded_flags, struct flame
 
 /*
  * Add the profile at @path (NULL: latprof.pb.gz) weighted by @s->weight to
- * @f through stacks_svg_add_profile, which may set @s's mode and subtitle.
+ * @f through stacks_svg_add_profile, which may set @s's mode and subtitle;
+ * @s->weight NULL: set to the profile's default (profile_weight_default).
  * 0, -EINVAL (unreadable, or no such weight; printed) or -ENOMEM (printed).
  */
 int stacks_load_profile(const char *path, struct stacks_svg *s, struct flame *f);

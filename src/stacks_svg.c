@@ -84,9 +84,13 @@ int stacks_svg_add_profile(struct stacks_svg *s, const struct profile *p,
 
 void stacks_svg_finish(struct stacks_svg *s, const char *default_title)
 {
-	const struct weight_look *look = weight_look(s->weight);
+	const struct weight_look *look;
+	const char *wait;
 
-	const char *wait = strchr(s->weight, ':');
+	if (!s->weight)	/* folded text only: no profile chose one */
+		s->weight = "cpu";
+	look = weight_look(s->weight);
+	wait = strchr(s->weight, ':');
 
 	if (!s->svg.title && !default_title && look && wait) {
 		snprintf(s->title, sizeof(s->title), "%s, %s waits only", look->title,

@@ -31,7 +31,9 @@
  */
 struct stacks_svg {
 	struct flame_svg_opts svg;	/* for flame_write_svg; fields already set win */
-	const char *weight;		/* --weight name; also titles folded input */
+	const char *weight;		/* --weight name, NULL: the profile's default
+					 * (profile_weight_default), "cpu" for folded
+					 * input; also titles folded input */
 	unsigned int stack_flags;	/* enum stacks_flag added to the weight's */
 	char *subtitle;			/* owned: set by the caller or from a profile */
 	char title[96];			/* a weight's title with its wait filter */

@@ -2,7 +2,8 @@
 /*
  * src/record_output: `record -o` picks its format by extension, refuses
  * what it cannot write before recording, and weighs derived formats by the
- * first collector that has values.
+ * first collector that has values (profile_weight_default, which every
+ * verb that weighs stacks uses).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "src/export_formats.h"
+#include "src/loadprof.h"
 #include "src/record_output.h"
 #include "src/util.h"
 #include "tests/unit/check.h"
@@ -72,8 +74,52 @@ static void test_write_fallback(void)
 	profile_free(p);
 }
 
+/* A profile with the columns @types (NULL-ended), one sample of @values. */
+static struct profile *profile_of(const char *const *types, const int64_t *values)
+{
+	struct profile *p = profile_new();
+	uint64_t locs[1] = { 0 };
+	size_t i;
+
+	for (i = 0; types[i]; i++)
+		profile_add_type(p, types[i], "count");
+	if (values)
+		profile_add_sample(p, locs, 0, values, NULL, 0);
+	return p;
+}
+
+static void check_default(const char *const *types, const int64_t *values, const char *want)
+{
+	struct profile *p = profile_of(types, values);
+
+	CHECK_STR(profile_weight_default(p), want);
+	profile_free(p);
+}
+
+/* The first of cpu, latency, offcpu with values, else the first column. */
+static void test_weight_default(void)
+{
+	static const char *const all[] = { PROFILE_TYPE_SAMPLES, PROFILE_TYPE_CPU,
+		PROFILE_TYPE_SYSCALLS, PROFILE_TYPE_LATENCY, PROFILE_TYPE_OFFCPU, NULL };
+	static const char *const sys[] = { PROFILE_TYPE_SYSCALLS, PROFILE_TYPE_LATENCY, NULL };
+	static const char *const off[] = { PROFILE_TYPE_OFFCPU, NULL };
+	static const char *const foreign[] = { "alloc_space", NULL };
+	const int64_t cpu_v[] = { 3, 30, 0, 0, 0 }, lat_v[] = { 0, 0, 1, 5, 0 },
+		      off_v[] = { 0, 0, 0, 0, 7 }, none[] = { 0, 0, 0, 0, 0 };
+
+	check_default(all, cpu_v, "cpu");
+	check_default(all, lat_v, "latency");
+	check_default(all, off_v, "offcpu");
+	check_default(all, none, "cpu");	/* no values at all: the first column */
+	check_default(all, NULL, "cpu");	/* record's check, before any sample */
+	check_default(sys, NULL, "latency");
+	check_default(off, NULL, "offcpu");	/* was "cpu" in report: one column */
+	check_default(foreign, NULL, "cpu");	/* profile_weight_get maps it to column 0 */
+}
+
 int main(void)
 {
+	test_weight_default();
 	test_check();
 	test_write_fallback();
 	return check_exit();
