@@ -58,8 +58,8 @@ $(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
-PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c src/collect.c \
-	src/collect_build.c src/collect_drain.c src/sampler.c src/cmd_serve.c src/serve.c \
+PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c \
+	$(wildcard src/collect/*.c) src/sampler.c src/cmd_serve.c src/serve.c \
 	src/serve_http.c src/mhd.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c)) $(wildcard symbolize/*.c) \
 	$(wildcard flamegraph/*.c)
@@ -128,8 +128,8 @@ $(BUILD)/gen/viewer_js.h: flamegraph/viewer.js
 		echo ';'; } > $@.tmp && mv $@.tmp $@
 $(BUILD)/flamegraph/svg.o: $(BUILD)/gen/viewer_js.h
 
-# Only the BPF session sees the skeleton.
-$(BUILD)/src/collect.o $(BUILD)/src/collect_build.o $(BUILD)/src/collect_drain.o: $(SKEL)
+# Only the BPF session (src/collect/) sees the skeleton.
+$(patsubst %.c,$(BUILD)/%.o,$(wildcard src/collect/*.c)): $(SKEL)
 
 $(BUILD)/proto/profile.pb-c.c $(BUILD)/proto/profile.pb-c.h: $(PROFILE_PROTO)
 	@mkdir -p $(BUILD)/proto

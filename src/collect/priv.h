@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Inside the collect module (collect.h), shared by its three files and
- * nothing else: collect.c (the BPF session: skeleton lifecycle, perf events,
- * ring-buffer events), collect_build.c (the final drain into a struct
- * profile) and collect_drain.c (serve's periodic drain). The only place
- * that sees the BPF skeleton.
+ * Inside the collect module (src/collect.h), shared by the files of
+ * src/collect/ and nothing else; the only place that sees the BPF skeleton.
+ * Each file has one job: abi.c (the record layouts checked against
+ * bpf/latprof.h, the counters' names), load.c (opening: map sizes,
+ * configuration, load), events.c (the ring buffers), attach.c (targets,
+ * attach and detach, the counters, free), inflight.c (what the kernel
+ * still holds at the stop), build.c (the final drain into a struct
+ * profile) with symbols.c (frames into locations) and meta.c (the run's
+ * metadata), counters.c (the timeline's live counters), maps.c (reading
+ * the maps) and drain.c (serve's periodic drain, exited processes, the
+ * stacks map).
  */
 #ifndef LATPROF_COLLECT_PRIV_H
 #define LATPROF_COLLECT_PRIV_H
@@ -119,13 +125,13 @@ typedef int (*collect_map_fn)(void *arg, const void *key, const void *value);
  * each rounded up to 8 bytes), read in batches of a thousand where the
  * kernel has them (5.6): a full map is a few system calls, not two per
  * entry, which a busy machine makes slow. Stops at @fn's first non-zero
- * return, which it returns; -errno (collect_drain.c).
+ * return, which it returns; -errno (maps.c).
  */
 int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg);
 
 /*
  * Add the per-CPU values @vals (libbpf_num_possible_cpus() of them) of one
- * (process, syscall) entry to @st (collect_drain.c). Cannot fail.
+ * (process, syscall) entry to @st (maps.c). Cannot fail.
  */
 void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals);
 
@@ -134,7 +140,7 @@ void collect_sys_sum(struct sys_stat *st, const struct lp_sys_stat *vals);
  * sys_spill (calls that found no room for their process's entry); with @drain,
  * each entry read is zeroed (a call counted between the read and the write
  * is lost). Stops at @fn's first non-zero return, which it returns; -errno
- * (collect_drain.c).
+ * (maps.c).
  */
 int collect_sys_spill(struct collect *c, bool drain,
 		      int (*fn)(void *arg, int nr, const struct sys_stat *st), void *arg);
@@ -142,7 +148,7 @@ int collect_sys_spill(struct collect *c, bool drain,
 /*
  * Process @tgid named @comm exited: take its entries out of the sys_stats
  * hash, those of @used (a bit per syscall number, its exit event's), into
- * c->exited (collect_drain.c, src/sysexited.h). An entry that cannot be
+ * c->exited (drain.c, src/sysexited.h). An entry that cannot be
  * read stays in the hash, read at the end as before. Cannot fail.
  */
 void collect_sys_exited(struct collect *c, uint32_t tgid, const char *comm, const __u64 *used);
@@ -161,18 +167,18 @@ void collect_sys_sweep(struct collect *c);
 /* Free c->exited. */
 void collect_sys_exited_free(struct collect *c);
 
-/* Free what collect_drain keeps of the blocks of sys_fast (collect_drain.c). */
+/* Free what collect_drain keeps of the blocks of sys_fast (drain.c). */
 void collect_fast_free(struct collect *c);
 
-/* The timeline series of syscall @name, whether it opens a file (collect_build.c). */
+/* The timeline series of syscall @name, whether it opens a file (counters.c). */
 enum timeline_series collect_sys_series(const char *name);
 bool collect_sys_opens_file(const char *name);
 
-/* Empty the stacks map and start ids again at 0 (collect_drain.c). */
+/* Empty the stacks map and start ids again at 0 (drain.c). */
 void collect_drain_stacks(struct collect *c);
 
 /*
- * Read the stacks map into c->stacks, by id (collect_drain.c). 0 or
+ * Read the stacks map into c->stacks, by id (drain.c). 0 or
  * -ENOMEM; a stack that cannot be read is missing from it.
  */
 int collect_load_stacks(struct collect *c);
@@ -180,13 +186,121 @@ int collect_load_stacks(struct collect *c);
 /* Free c->stacks. */
 void collect_free_stacks(struct collect *c);
 
-/* Is @what ("stats", "stacks") in the hidden LATPROF_DEBUG_LOSE list? (collect.c) */
+/* Is @what ("stats", "stacks") in the hidden LATPROF_DEBUG_LOSE list? (load.c) */
 bool collect_debug_lose(const char *what);
 
 /*
  * At stop, after detach: the connections and descriptors the kernel still
- * holds become requests and file/peer I/O. 0 or -ENOMEM.
+ * holds become requests and file/peer I/O (inflight.c). 0 or -ENOMEM.
  */
 int collect_track_flush(struct collect *c);
+
+/*
+ * Run the in-flight iterator once, at the stop (inflight.c): the target
+ * threads still in a syscall or off CPU report their time so far. Needs the
+ * other programs detached. Once per session; failures are warned of.
+ */
+void collect_report_in_flight(struct collect *c);
+
+/* events.c: the ring buffers and what their records feed. */
+
+/* @pi's command line from /proc (a process found by name, a -p target). */
+void collect_proc_read_cmdline(struct proc_info *pi);
+/* The parent of @pid from /proc/PID/status, 0 if unknown. */
+uint32_t collect_proc_read_ppid(uint32_t pid);
+
+/*
+ * Look for a Python interpreter in (@pid, @gen) and let the BPF walk know
+ * (@wait: an interpreter file not seen before is read now, not in the
+ * background).
+ */
+void collect_python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait);
+/* procimg.h's refreshed hook: the maps of (@pid, @gen) were re-read, probe again. */
+void collect_python_refreshed(void *arg, pid_t pid, uint32_t gen);
+/* procimg.h's current hook: image @gen of @pid is not yet replaced by an exec. */
+bool collect_image_current(void *arg, pid_t pid, uint32_t gen);
+
+/* A request the kernel finished (or that was open at stop), kept if room. 0 or -ENOMEM. */
+int collect_track_request(struct collect *c, uint32_t tgid, int32_t fd,
+			  const struct lp_conn *conn);
+
+/* The ring buffer callbacks: lifecycle events, copied user stacks, tracking records. */
+int collect_on_event(void *ctx, void *data, size_t size);
+int collect_on_ustack(void *ctx, void *data, size_t size);
+int collect_on_track(void *ctx, void *data, size_t size);
+
+/* A ring of its own for @map, read by @fn, in c->rings and c->epfd. 0 or -errno. */
+int collect_add_ring(struct collect *c, struct bpf_map *map, ring_buffer_sample_fn fn);
+
+/*
+ * Read every ring, for at most @budget_ns in all, each ring its share.
+ * 1 when a ring was left with records (its share spent), 0, or -errno.
+ */
+int collect_consume_rings(struct collect *c, uint64_t budget_ns);
+
+/* Free the rings (c->nr_rings becomes 0: nothing more is read). */
+void collect_free_rings(struct collect *c);
+
+/* Draining: kernel keys + stack ids -> symbolized profile samples. */
+struct builder {
+	struct collect *c;
+	struct profile *p;
+	uint64_t period_ns;
+	uint64_t vanished_samples;	/* user frames of processes never snapshotted */
+	uint64_t kstack_missing;	/* stacks whose kernel stack id was not in the map */
+	uint64_t ustack_missing;	/* ... whose user stack id was not */
+	struct hashmap mappings;	/* sym mapping -> profile mapping id */
+	uint64_t py_mapping;		/* the "[python]" mapping, 0 until used */
+	struct { uint64_t *items; size_t nr, alloc; } locs;
+	struct sys_stats sys;		/* per (process, syscall), from both maps */
+	struct hashmap sys_idx;		/* (tgid, nr) -> index + 1 in sys */
+};
+
+/* Column indexes of the profile being built; -1 when the mode is off. */
+struct builder_cols {
+	int samples, cpu, syscalls, latency, offcpu;
+};
+
+/*
+ * build.c, symbols.c and meta.c build the profile with a struct builder;
+ * counters.c sums the per-CPU array with one too.
+ */
+
+/* Append locations for @pcs (leaf first) to b->locs (symbols.c). 0 or -ENOMEM. */
+int builder_frames(struct builder *b, const uint64_t *pcs, size_t nr,
+		   struct sym_process *proc, bool kernel);
+
+/*
+ * Append the frames of stack map entry @id (leaf first) to b->locs; @trim:
+ * a kernel stack taken by a tracepoint program, whose own frames go
+ * (symbols.c). A missing stack is counted, not an error. 0 or -ENOMEM.
+ */
+int builder_stack(struct builder *b, int32_t id, struct sym_process *proc, bool kernel,
+		  bool trim);
+
+/*
+ * Look up every kernel frame of the stacks map first, then free the kernel's
+ * symbol table, so that it and the user frames' DWARF are not held at once
+ * (symbols.c).
+ */
+void builder_kernel_first(struct builder *b);
+
+/* The symbolizer's process of image (@pid, @gen), read now if it was missed; NULL: none. */
+struct sym_process *builder_process(struct builder *b, pid_t pid, uint32_t gen);
+
+/* The kernel's counters and the builder's losses into metadata (meta.c). 0 or -errno. */
+int builder_meta(struct builder *b);
+
+/* proc.PID.* metadata: unwinding mode and stack quality of each process (meta.c). */
+int builder_proc_meta(struct builder *b);
+
+/* count.jit_frames(_unnamed): frames in JIT-compiled code, once the samples are in (meta.c). */
+int builder_jit_meta(struct builder *b, const struct builder_cols *cols);
+
+/*
+ * The per-CPU syscall array's blocks, summed over CPUs, into b->sys (build.c).
+ * 0 or -errno.
+ */
+int builder_sys_fast(struct builder *b);
 
 #endif
