@@ -8,7 +8,7 @@
  * It only saves the read when no program needs libbpf to look up its attach
  * point in vmlinux BTF (tp_btf, iter): the syscall hooks' tp_btf builds are
  * given theirs from the file's companion (btfcache_attach_id), the in-flight
- * iterator is loaded at stop (collect.c's load()).
+ * iterator is loaded at stop (src/collect/load.c's load()).
  *
  * One file per (kernel, BPF object): named by a hash of the kernel's release,
  * version string and BTF size and ends, and of the object's bytes. The

@@ -521,7 +521,7 @@ static uint64_t frame_pc(struct pystacks *ps, struct pyproc *pp, const struct lp
 	return PYSTACKS_PC | (id - 1);
 }
 
-/* The Python frames of @s, after its stack (bpf/latprof.h; collect.c checked the size). */
+/* The Python frames of @s, after its stack (bpf/latprof.h; src/collect/events.c checked the size). */
 static const struct lp_py_frame *py_frames(const struct lp_ustack_sample *s)
 {
 	return (const struct lp_py_frame *)(s->stack + LP_USTACK_PY_OFF(s));

@@ -18,7 +18,7 @@
 /*
  * The sizing policy, in one place. A profile session keeps stacks: up to
  * 65,536 distinct ones (kernel, and user with frame pointers), allocated
- * as they come (collect.c caps it where the kernel preallocates). The ring
+ * as they come (src/collect/load.c caps it where the kernel preallocates). The ring
  * of copied stacks has 1 MiB a CPU (at least 2, at most 16): 64 stacks of
  * 16 KiB, 1/16 s of a CPU sampled at 999 Hz; the reader is woken when a
  * quarter is full. Every page of a ring is resident from the start, twice

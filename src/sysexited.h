@@ -13,7 +13,7 @@
  * one, is folded then. A pid reused by a later process kept apart holds the
  * statistics of both, so each (pid, syscall) is stored once. Nothing is
  * ever dropped: a failed allocation folds.
- * No BPF here: collect_drain.c takes the entries out of the kernel.
+ * No BPF here: src/collect/drain.c takes the entries out of the kernel.
  */
 #ifndef LATPROF_SYSEXITED_H
 #define LATPROF_SYSEXITED_H

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Include rules (STYLE.md): symbolize/ and flamegraph/ include nothing from
 # src/ but the leaves util.h, strtab.h and hashmap.h; only the collect module
-# sees the BPF skeleton: through src/collect_priv.h, which only src/collect*.c include.
+# sees the BPF skeleton: through src/collect/priv.h, which only src/collect/*.c include.
 set -u
 cd "$(dirname "$0")/.."
 bad=0
@@ -12,10 +12,12 @@ for f in symbolize/*.[ch] flamegraph/*.[ch]; do
 		echo "check-deps: $f includes from src/ beyond util.h/strtab.h/hashmap.h"; bad=1
 	fi
 done
-if grep -ln 'skel.h' src/*.[ch] | grep -v '^src/collect_priv.h$'; then
-	echo "check-deps: only src/collect_priv.h may include the BPF skeleton"; bad=1
+if grep -rln --include='*.[ch]' 'skel.h' src symbolize flamegraph tests examples |
+		grep -v '^src/collect/priv.h$'; then
+	echo "check-deps: only src/collect/priv.h may include the BPF skeleton"; bad=1
 fi
-if grep -ln 'collect_priv.h' src/*.[ch] | grep -vE '^src/collect(_build|_drain)?\.c$'; then
-	echo "check-deps: only src/collect*.c may include src/collect_priv.h"; bad=1
+if grep -rln --include='*.[ch]' 'collect/priv.h' src symbolize flamegraph tests examples |
+		grep -vE '^src/collect/[^/]+\.c$'; then
+	echo "check-deps: only src/collect/*.c may include src/collect/priv.h"; bad=1
 fi
 exit $bad

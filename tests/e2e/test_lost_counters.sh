@@ -9,7 +9,7 @@
 #     proc.PID.modules_refused, listed by the report.
 #
 # Neither of the first two can be provoked from outside: the hidden
-# LATPROF_DEBUG_LOSE=stats,stacks (src/collect.c) makes the stats lookups fail
+# LATPROF_DEBUG_LOSE=stats,stacks (src/collect/load.c) makes the stats lookups fail
 # and empties the stack map before the profile is built. The workload is a
 # python3 that maps a truncated copy of libz (its ELF header and part of its
 # program headers: libdwfl refuses it) executable, then runs `ls -R` 15

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The shape of src/ (issue 15, docs/design.md "Sessions and options"):
 #   - no include circle between modules (a module: NAME.c + NAME.h, and the
-#     files that share its private header NAME_priv.h, as collect_build.c
-#     does; an edge X -> Y when a file of X includes "src/Y.h");
+#     files that share its private header NAME_priv.h; or every file of a
+#     directory src/NAME/, as src/collect/ with its private header
+#     src/collect/priv.h, which no other module includes; an edge X -> Y
+#     when a file of X includes "src/Y.h" or "src/Y/...");
 #   - verb files (src/cmd_*.c) have no header and no other file includes
 #     one: what another verb needs lives in a module of its own;
 #   - the libraries symbolize/ and flamegraph/ include nothing from src/ but
@@ -21,16 +23,29 @@ bad = []
 graph = {}
 leaves = ("src/util.h", "src/strtab.h", "src/hashmap.h")
 def module(name, text):
-    """NAME of NAME.c/NAME.h; a file including src/M_priv.h belongs to M."""
+    """NAME of NAME.c/NAME.h; a file including src/M_priv.h belongs to M;
+    a file of a directory src/D/ belongs to D."""
+    if "/" in name:
+        return name.split("/")[0]
     if name.endswith("_priv.h"):
         return name[:-7]
     for path in inc.findall(text):
         if path.endswith("_priv.h"):
             return path[4:-7]
     return name[:-2]
+def target(path):
+    """The module of included header "src/...": Y of src/Y.h and of src/Y/X.h."""
+    rel = path[4:]
+    return rel.split("/")[0] if "/" in rel else rel[:-2]
+# src/*.c|h, and the files of its directories (src/collect/): paths below src/
+names = []
 for name in sorted(os.listdir(os.path.join(root, "src"))):
-    if not name.endswith((".c", ".h")):
-        continue
+    if os.path.isdir(os.path.join(root, "src", name)):
+        names += [name + "/" + n for n in sorted(os.listdir(os.path.join(root, "src", name)))
+                  if n.endswith((".c", ".h"))]
+    elif name.endswith((".c", ".h")):
+        names.append(name)
+for name in names:
     text = open(os.path.join(root, "src", name)).read()
     mod = module(name, text)
     for path in inc.findall(text):
@@ -38,13 +53,17 @@ for name in sorted(os.listdir(os.path.join(root, "src"))):
             bad.append("the leaf src/%s includes %s" % (name, path))
         if path.endswith("_priv.h"):
             continue
+        if path.startswith("src/") and path.endswith("/priv.h"):
+            if target(path) != mod:
+                bad.append("src/%s includes %s, private to module %s" % (name, path, target(path)))
+            continue
         if path.startswith("src/cmd_"):
             bad.append("src/%s includes the verb file %s" % (name, path))
-        if path.startswith("src/") and path.endswith(".h") and path[4:-2] != mod:
-            graph.setdefault(mod, set()).add(path[4:-2])
+        if path.startswith("src/") and path.endswith(".h") and target(path) != mod:
+            graph.setdefault(mod, set()).add(target(path))
     if name.startswith("cmd_") and name.endswith(".h"):
         bad.append("verb file with a header: src/%s" % name)
-    if name != "session.c" and name != "collect.c" and re.search(r'\bcollect_(open|attach)\s*\(', text) \
+    if name != "session.c" and mod != "collect" and re.search(r'\bcollect_(open|attach)\s*\(', text) \
        and not name.endswith(".h"):
         bad.append("src/%s calls collect_open/collect_attach (only src/session.c may)" % name)
 for lib in ("symbolize", "flamegraph"):

@@ -3,7 +3,7 @@
 # An off-CPU interval whose switch-in is never seen is counted
 # (lost.offcpu_unmatched), not silently dropped (issue 30). On a loaded
 # machine the kernel sometimes fires no sched_switch for a switch back
-# (docs/troubleshooting.md, "Off-CPU intervals lost"); the hidden LATPROF_DEBUG_LOSE=switch_in (src/collect.c) makes
+# (docs/troubleshooting.md, "Off-CPU intervals lost"); the hidden LATPROF_DEBUG_LOSE=switch_in (src/collect/load.c) makes
 # the switch-in hook ignore every interval, so each one is left open.
 # Workload: a python3 that sleeps 20 x 30 ms (each sleep is one blocked
 # interval, its clock_nanosleep exit finds it open).

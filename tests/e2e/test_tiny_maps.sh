@@ -4,7 +4,7 @@
 # report says the result is partial, nothing crashes, record exits 0.
 #
 # The hidden LATPROF_DEBUG_MAX_ENTRIES=4 caps the stack, sample, syscall
-# statistics and process maps at 4 entries (src/collect.c). The workload is a
+# statistics and process maps at 4 entries (src/collect/load.c). The workload is a
 # shell running `ls -R` a hundred times: many distinct kernel stacks and
 # (process, syscall) pairs, far more than 4.
 # Ground truth: the same workload recorded with the normal map sizes, whose

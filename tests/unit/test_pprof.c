@@ -137,7 +137,7 @@ static void test_corrupt(void)
 }
 
 /*
- * A sample with no stack, given as (NULL, 0) as collect.c does for a request
+ * A sample with no stack, given as (NULL, 0) as src/collect/build.c does for a request
  * without user frames (the SANITIZE=1 build caught a memcpy from NULL there),
  * and a profile without sample types.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The Python view (src/pyview.h) on stacks built the way collect_build.c
+ * The Python view (src/pyview.h) on stacks built the way src/collect/build.c
  * stores them: each stack is checked as folded output names it, in the view
  * and with STACKS_FLAG_NATIVE (which must be the stack as recorded); then
  * the same view in the pprof and speedscope exports, and the report's slow

@@ -6,7 +6,7 @@
  * none of its data, which must be nothing at all.
  *
  * The input (profile_full) is a 2 s recording of every collector, stored the
- * way collect_build.c, the sampler and the session store it: pid 100 "app"
+ * way src/collect/build.c, the sampler and the session store it: pid 100 "app"
  * (main > handle > compute, main > wait_io) and its child 101 "worker";
  * 100 CPU samples at 100 Hz; top 3, 2 stacks, 2 slowest requests. What
  * the goldens must show, and why:
@@ -135,7 +135,7 @@ static void add_sample(struct profile *p, const uint64_t *locs, uint32_t pid, co
 	if (syscall) {
 		l[nl++] = (struct profile_label){ .key = "syscall", .str = syscall };
 		l[nl++] = (struct profile_label){ .key = "category", .str = category };
-		/* as collect_build.c labels them when the hooks decide a wait idle */
+		/* as src/collect/build.c labels them when the hooks decide a wait idle */
 		l[nl++] = (struct profile_label){
 			.key = SYSCALL_WAIT_LABEL,
 			.str = syscall_is_wait(syscall_number(syscall)) ? SYSCALL_WAIT_IDLE :
