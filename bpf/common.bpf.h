@@ -259,7 +259,7 @@ static __always_inline bool comm_matches(const char *comm)
 /*
  * A block of the per-CPU syscall stats for @tgid: 1 + its index, 0 if none
  * is free. A block is free while its owner is 0; serve hands blocks back
- * (collect_drain.c) once their process has gone.
+ * (src/collect/drain.c) once their process has gone.
  */
 static __always_inline __u32 fast_slot_alloc(__u32 tgid)
 {

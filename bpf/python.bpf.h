@@ -117,7 +117,7 @@ static long py_tstate_step_remote(__u32 i, void *c)
  * verifier go through the loop's body for each of them in every program
  * that copies stacks (30,000 instructions and 40 ms of load time each):
  * with bpf_loop (5.17) the body is verified once. Older kernels get the
- * unrolled loop (cfg_bpf_loop is 0 in the fallback load, see collect.c).
+ * unrolled loop (cfg_bpf_loop is 0 in the fallback load, see src/collect/load.c).
  */
 static __always_inline __u64 py_tstate(const struct lp_py_proc *pp, __u32 tid, __u64 key,
 				       struct task_struct *task, const bool remote)

@@ -26,7 +26,7 @@
 
 /* Kernel mappings are named "[kernel.kallsyms]" and "[kernel.kallsyms]/MODULE". */
 /*
- * The labels of a sample, as the collector writes them (src/collect_build.c)
+ * The labels of a sample, as the collector writes them (src/collect/build.c)
  * and the readers look them up (profile_sample_label).
  */
 #define PROFILE_LABEL_PID "pid"			/* number: the process */

@@ -27,8 +27,8 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 {
 	char comm[LP_COMM_LEN + 1] = { 0 }, sys[SYS_NAME_LEN];
 	struct profile_label labels[8] = {
-		{ .key = "pid", .num = in->tgid },
-		{ .key = "comm", .str = comm },
+		{ .key = PROFILE_LABEL_PID, .num = in->tgid },
+		{ .key = PROFILE_LABEL_COMM, .str = comm },
 	};
 	int64_t values[5] = { 0 };
 	size_t nl = 2, base;
@@ -43,9 +43,10 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 	}
 	if (in->nr >= 0) {
 		sys_stat_name(in->nr, sys, sizeof(sys));
-		labels[nl++] = (struct profile_label){ .key = "syscall", .str = sys };
+		labels[nl++] = (struct profile_label){ .key = PROFILE_LABEL_SYSCALL, .str = sys };
 		labels[nl++] = (struct profile_label){
-			.key = "category", .str = syscall_category_name(syscall_category(in->nr))
+			.key = PROFILE_LABEL_CATEGORY,
+			.str = syscall_category_name(syscall_category(in->nr))
 		};
 		labels[nl++] = (struct profile_label){
 			.key = SYSCALL_WAIT_LABEL,
@@ -60,12 +61,15 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 			values[cols->latency] = in->latency_ns;
 			if (in->max_ns)
 				labels[nl++] = (struct profile_label){
-					.key = "max_ns", .num = in->max_ns, .num_unit = "nanoseconds"
+					.key = PROFILE_LABEL_MAX_NS, .num = in->max_ns,
+					.num_unit = "nanoseconds"
 				};
 		}
 		if (cols->offcpu >= 0 && in->blocked_ns) {
 			values[cols->offcpu] = in->blocked_ns;
-			labels[nl++] = (struct profile_label){ .key = "offcpu", .str = "blocked" };
+			labels[nl++] = (struct profile_label){
+				.key = PROFILE_LABEL_OFFCPU, .str = PROFILE_OFFCPU_BLOCKED
+			};
 		}
 		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
 		memset(values, 0, sizeof(values));
@@ -73,7 +77,9 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 	if (!err && in->preempted_ns && cols->offcpu >= 0) {
 		nl = base;
 		values[cols->offcpu] = in->preempted_ns;
-		labels[nl++] = (struct profile_label){ .key = "offcpu", .str = "preempted" };
+		labels[nl++] = (struct profile_label){
+			.key = PROFILE_LABEL_OFFCPU, .str = PROFILE_OFFCPU_PREEMPTED
+		};
 		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
 	}
 	return err;
