@@ -34,7 +34,8 @@ FIXTURES=${FIXTURES:-$top/build/fixtures}
 # frame-pointer stacks; the in-flight iterator and threads parked since
 # before attach; the pre-5.18 fallbacks, forced; CPU sampling with DWARF
 # stacks; off-CPU with kernel stacks; fork/exec/exit; serve (/metrics
-# scraped by Prometheus, /debug/pprof pulled by go tool pprof); full maps.
+# scraped by Prometheus, /debug/pprof pulled by go tool pprof, the syscall
+# array's blocks handed back); full maps.
 # guest.sh's smoke records load every program once more, --requests,
 # --files, --net and frame-pointer CPU sampling included. About 4 minutes.
 default_tests=(
@@ -49,6 +50,7 @@ default_tests=(
 	tests/e2e/test_fork_exec.sh		# sched_process_fork/exec/exit
 	tests/e2e/test_serve_prometheus.sh	# serve: /metrics
 	tests/e2e/test_serve_pprof.sh		# serve: /debug/pprof/profile
+	tests/e2e/test_serve_blocks.sh		# serve: per-CPU blocks read and handed back
 	tests/e2e/test_tiny_maps.sh		# full maps: drops counted, never fatal
 )
 
