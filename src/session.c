@@ -18,15 +18,17 @@
 /*
  * The sizing policy, in one place. A profile session keeps stacks: up to
  * 65,536 distinct ones (kernel, and user with frame pointers), allocated
- * as they come (src/collect/load.c caps it where the kernel preallocates). The ring
- * of copied stacks has 1 MiB a CPU (at least 2, at most 16): 64 stacks of
- * 16 KiB, 1/16 s of a CPU sampled at 999 Hz; the reader is woken when a
- * quarter is full. Every page of a ring is resident from the start, twice
- * (mapped twice for records that wrap), so it is not larger than that: 4
- * MiB here put 8 MiB in the whole run's peak. A metrics session keeps
- * counters only: frame-pointer stack ids (thrown away), no slow call needs
- * its stack, and every syscall statistic lives in the hash so that
- * collect_drain can empty it.
+ * as they come (src/collect/load.c caps it where the kernel preallocates).
+ * The ring of copied stacks has 1 MiB a CPU (at least 2, at most 16): 64
+ * stacks of 16 KiB, 1/16 s of a CPU sampled at 999 Hz; the reader is woken
+ * when a quarter is full. Every page of a ring is resident from the start,
+ * twice (mapped twice for records that wrap), so it is not larger than
+ * that: 4 MiB here put 8 MiB in the whole run's peak. The per-CPU syscall
+ * array of the first processes takes up to 32 MiB for a profile. A metrics
+ * session keeps counters only: frame-pointer stack ids (thrown away), no
+ * slow call needs its stack, no wait rule (its series do not tell waits
+ * apart), and an array of 8 MiB at most, which collect_drain reads as it
+ * runs and hands back block by block as processes go.
  */
 #define SESSION_USTACK_RING_PER_CPU (1U << 20)
 #define SESSION_USTACK_RING_MIN (2U << 20)

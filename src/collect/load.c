@@ -115,14 +115,15 @@ static void select_programs(struct collect *c, const struct kernel_features *f)
 {
 	struct latprof_bpf *s = c->skel;
 
-	bpf_program__set_autoload(s->progs.on_cpu_sample, c->mode_cpu);
+	bpf_program__set_autoload(s->progs.on_cpu_sample, c->o.mode_cpu);
 	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks && !c->sys_typed);
 	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks && !c->sys_typed);
 	bpf_program__set_autoload(s->progs.btf_sys_enter, c->sys_hooks && c->sys_typed);
 	bpf_program__set_autoload(s->progs.btf_sys_exit, c->sys_hooks && c->sys_typed);
-	bpf_program__set_autoload(s->progs.tp_sched_switch, c->mode_offcpu && f->switch_prev_state);
+	bpf_program__set_autoload(s->progs.tp_sched_switch,
+				  c->o.mode_offcpu && f->switch_prev_state);
 	bpf_program__set_autoload(s->progs.tp_sched_switch_nostate,
-				  c->mode_offcpu && !f->switch_prev_state);
+				  c->o.mode_offcpu && !f->switch_prev_state);
 	bpf_program__set_autoload(s->progs.dump_in_flight, false);
 	bpf_program__set_autoload(s->progs.dump_in_flight_nocopy, false);
 }
@@ -461,22 +462,11 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->epfd = -1;
 	c->sym = sym;
 	c->images.sym = sym;
-	c->freq_hz = o->freq_hz;
-	c->verbose = o->verbose;
-	c->unwind_dwarf = o->unwind_dwarf;
-	c->mode_cpu = o->mode_cpu;
-	c->mode_syscall = o->mode_syscall;
-	c->mode_offcpu = o->mode_offcpu;
-	c->requests = o->requests;
-	c->files = o->files;
-	c->net = o->net;
-	c->max_requests = o->max_requests;
+	c->o = *o;
 	/* off-CPU time inside a syscall waits for sys_exit to copy the stack */
 	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf) || o->requests ||
 		       o->files || o->net;
 	proc_tree_init(&c->procs, COLLECT_MAX_PROCS, COLLECT_MAX_MEM_SAMPLES);
-	c->proc_fn = o->proc_fn;
-	c->proc_arg = o->proc_arg;
 	c->ustacks = stackagg_new();
 	if (!c->ustacks || iotrack_init(&c->io, "/proc"))
 		goto fail;
@@ -498,7 +488,7 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	*err = c->epfd < 0 ? -errno : collect_add_ring(c, c->skel->maps.events, collect_on_event);
 	/* in-flight syscalls send copied stacks even with --unwind fp */
-	if (!*err && (o->unwind_dwarf || c->sys_hooks || c->mode_offcpu))
+	if (!*err && (o->unwind_dwarf || c->sys_hooks || c->o.mode_offcpu))
 		*err = collect_add_ring(c, c->skel->maps.ustacks, collect_on_ustack);
 	if (!*err && (o->requests || o->files || o->net))
 		*err = collect_add_ring(c, c->skel->maps.track, collect_on_track);
@@ -510,6 +500,11 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 		if (*err)
 			goto fail;
 	}
+	/* the caller's lists: not kept past the open */
+	c->o.syscalls = NULL;
+	c->o.comms = NULL;
+	c->o.pids = NULL;
+	c->o.debug_dirs = NULL;
 	*err = 0;
 	*why = NULL;
 	return c;

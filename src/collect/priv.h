@@ -52,6 +52,7 @@ extern const char *const collect_unwind_names[SYM_UNWIND_NR];
 struct fast_block;
 
 struct collect {
+	struct collect_opts o;		/* as opened, without the caller's lists */
 	struct latprof_bpf *skel;
 	struct symbolizer *sym;
 	struct ring_buffer *rings[COLLECT_RINGS];	/* events, stacks, track records */
@@ -70,8 +71,6 @@ struct collect {
 	bool stop_read_all;		/* collect_stop_read_all() */
 	uint64_t events_unread;		/* process and track records left at the stop */
 	uint64_t ustacks_unread;	/* user stacks left at the stop */
-	bool unwind_dwarf;
-	bool mode_cpu, mode_syscall, mode_offcpu;
 	bool sys_hooks;			/* sys_enter/sys_exit are loaded */
 	bool sys_typed;			/* their tp_btf builds (syshooks.h) */
 	bool features;			/* loaded with the newer kernels' (kernel_features) */
@@ -80,15 +79,8 @@ struct collect {
 	uint32_t fast_slots;		/* blocks of the per-CPU syscall stats array */
 	bool fast_drain;		/* collect_drain reads them (serve) */
 	struct fast_block *fast_blocks;	/* collect_drain's view of each */
-	uint64_t fast_released;		/* blocks it handed back */
 	pid_t command_pid;		/* generation 0 of it is latprof's fork */
-	collect_proc_fn proc_fn;	/* set: events go there, no snapshots */
-	void *proc_arg;
 	uint64_t in_flight_reported;
-	unsigned int freq_hz;
-	bool verbose;
-	bool requests, files, net;
-	uint32_t max_requests;
 	struct { struct request_raw *items; size_t nr, alloc; } reqs;
 	uint64_t reqs_dropped;		/* past max_requests */
 	uint64_t reqs_unanswered;	/* open at stop with no response yet */
