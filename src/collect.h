@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The BPF session of `record`: the only module that sees the skeleton.
- * Lifecycle: collect_open (open, configure, load, seed targets) ->
- * collect_attach -> collect_poll in a loop -> collect_detach ->
- * collect_build_profile -> collect_free.
+ * The collector: the BPF programs and maps of one session (session.h runs
+ * it), and the only module that sees the skeleton (its files are
+ * src/collect/, one job each, listed in src/collect/priv.h). Lifecycle:
+ * collect_open (open, configure, load, seed targets) -> collect_attach ->
+ * collect_poll in a loop -> collect_detach -> collect_build_profile (or,
+ * for serve, collect_drain while it runs) -> collect_free.
  *
  * It snapshots each target's memory map (via the symbolizer) the moment the
  * kernel reports a new process or an exec, so processes that exit before the
