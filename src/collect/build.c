@@ -136,16 +136,17 @@ static int builder_each(struct builder *b, const struct builder_cols *cols,
 	return collect_map_each(map, builder_each_one, &a);
 }
 
+/* What a sample's key says in every map: its process, image and stacks. */
+#define SAMPLE_IN_KEY(key) \
+	.tgid = (key)->tgid, .gen = (key)->gen, .comm = (key)->comm, \
+	.kstack_id = (key)->kstack_id, .ustack_id = (key)->ustack_id
+
 static int builder_cpu_sample(struct builder *b, const struct builder_cols *cols,
 			      const void *k, const void *v)
 {
 	const struct lp_sample_key *key = k;
 	struct sample_in in = {
-		.tgid = key->tgid,
-		.gen = key->gen,
-		.comm = key->comm,
-		.kstack_id = key->kstack_id,
-		.ustack_id = key->ustack_id,
+		SAMPLE_IN_KEY(key),
 		.nr = -1,
 		.cpu_samples = *(const uint64_t *)v,
 	};
@@ -160,11 +161,7 @@ static int builder_timed_sample(struct builder *b, const struct builder_cols *co
 	const struct lp_timed_key *key = k;
 	const struct lp_timed_value *val = v;
 	struct sample_in in = {
-		.tgid = key->tgid,
-		.gen = key->gen,
-		.comm = key->comm,
-		.kstack_id = key->kstack_id,
-		.ustack_id = key->ustack_id,
+		SAMPLE_IN_KEY(key),
 		.nr = key->nr,
 		.wait = key->wait,
 		.slow_syscalls = val->count,
