@@ -2,7 +2,7 @@
 /*
  * The collector: the BPF programs and maps of one session (session.h runs
  * it), and the only module that sees the skeleton (its files are
- * src/collect/, one job each, listed in src/collect/priv.h). Lifecycle:
+ * src/collect/, one job each, listed in its private header). Lifecycle:
  * collect_open (open, configure, load, seed targets) -> collect_attach ->
  * collect_poll in a loop -> collect_detach -> collect_build_profile (or,
  * for serve, collect_drain while it runs) -> collect_free.
