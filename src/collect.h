@@ -22,6 +22,7 @@
 #include <linux/types.h>
 
 #include "bpf/latprof.h"
+#include "src/collectopts.h"
 #include "src/profile.h"
 #include "src/proctree.h"
 #include "src/sysstats.h"
@@ -32,48 +33,34 @@
 typedef void (*collect_proc_fn)(void *arg, int type, pid_t pid, const char *comm);
 
 struct collect_opts {
-	bool mode_cpu;			/* --mode cpu: perf_event sampling */
-	bool mode_syscall;		/* --mode syscall: latency of every syscall */
-	bool mode_offcpu;		/* --mode offcpu: sched_switch */
-	uint64_t min_duration_ns;	/* a slow syscall: attributed to its stack */
-	uint64_t min_block_ns;		/* an off-CPU interval recorded with stacks */
-	const int *syscalls;		/* --syscalls numbers; NULL: all */
-	size_t nr_syscalls;
-	unsigned int freq_hz;
-	bool all;			/* -a */
-	const char *const *comms;	/* --comm */
-	size_t nr_comms;
-	const pid_t *pids;		/* initial target processes */
-	size_t nr_pids;
+	/*
+	 * The command line's collector options (collectopts.h) as the session
+	 * adjusted them for its kind: what they say reaches the collector
+	 * without a copy of its own, so a new option is added in collectopts
+	 * and used here. Their lists are the caller's: read only while opening.
+	 */
+	struct collector_opts cli;
+	/* the session's sizing (session.c) */
 	uint32_t max_stacks;		/* distinct stacks kept, at most */
 	uint32_t max_samples;		/* distinct sample keys (cpu, timed) */
 	uint32_t max_sys_stats;		/* distinct (process, syscall) pairs */
 	uint32_t max_procs;		/* traced processes */
-	bool unwind_dwarf;		/* copy user stacks, unwind with CFI */
-	uint32_t stack_size;		/* bytes of user stack copied (dwarf) */
 	uint32_t ustack_ring_bytes;	/* ring buffer for copied stacks */
+	/*
+	 * Kernel memory for the per-CPU syscall stats of the first processes
+	 * (an array: no hash on every call); 0: every process in the hash.
+	 */
+	size_t sys_fast_bytes;
 	bool verbose;			/* libbpf warnings and debug output */
-	bool requests;			/* --requests: requests on accepted connections */
-	bool files;			/* --files: I/O per opened path */
-	bool net;			/* --net: I/O per connect/accept peer */
-	uint32_t max_requests;		/* kept in the profile; later ones are counted */
 	/*
 	 * serve's metrics session: lifecycle events go to proc_fn instead of
 	 * snapshotting processes (no symbolizer state grows).
 	 */
 	collect_proc_fn proc_fn;
 	void *proc_arg;
-	/*
-	 * Kernel memory for the per-CPU syscall stats of the first processes
-	 * (an array: no hash on every call); 0: every process in the hash.
-	 */
-	size_t sys_fast_bytes;
 	/* serve: collect_drain reads the array too, and hands its blocks back */
 	bool sys_fast_drain;
 	bool no_waits;			/* no wait rule (serve's series have no waits) */
-	bool no_python;			/* --no-python: keep the eval loop's C frames */
-	const char *const *debug_dirs;	/* also searched for interpreters' DWARF */
-	size_t nr_debug_dirs;
 };
 
 /* What collect_drain hands over; any callback may be NULL. */

@@ -52,35 +52,14 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 	bool profile = cfg->kind == SESSION_KIND_PROFILE;
 
 	*c = (struct collect_opts){
-		.mode_cpu = o->modes.cpu,
-		.mode_syscall = o->modes.syscall,
-		.mode_offcpu = o->modes.offcpu,
-		.min_duration_ns = profile ? o->min_duration_us * 1000 : 3600 * NSEC_PER_SEC,
-		.min_block_ns = o->min_block_us * 1000,
-		.syscalls = o->syscalls.items,
-		.nr_syscalls = o->syscalls.nr,
+		.cli = *o,
 		.max_sys_stats = 16384,
-		.freq_hz = o->freq_hz,
-		.all = o->all,
-		.comms = o->comms.items,
-		.nr_comms = o->comms.nr,
-		.pids = o->pids.items,
-		.nr_pids = o->pids.nr,
 		.max_stacks = profile ? 65536 : 16384,
 		.max_samples = profile ? 65536 : 16384,
 		.max_procs = 32768,
-		.unwind_dwarf = profile && o->unwind_dwarf,
-		.no_python = o->no_python,
-		.debug_dirs = (const char *const *)o->debug_dirs.items,
-		.nr_debug_dirs = o->debug_dirs.nr,
-		.stack_size = profile ? o->stack_size : 1024,
 		.ustack_ring_bytes = profile && o->unwind_dwarf ? ustack_ring_bytes() :
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
-		.requests = profile && o->requests,
-		.files = profile && o->files,
-		.net = profile && o->net,
-		.max_requests = o->max_requests,
 		.proc_fn = profile ? NULL : cfg->proc_fn,
 		.proc_arg = cfg->proc_arg,
 		/* a profile's array within 32 MiB; the agent's, always there, 8 */
@@ -88,6 +67,13 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		.sys_fast_drain = !profile,
 		.no_waits = !profile,
 	};
+	if (profile)
+		return;
+	/* the metrics session: no slow call needs its stack, no DWARF, no tracking */
+	c->cli.min_duration_us = 3600ULL * 1000 * 1000;
+	c->cli.unwind_dwarf = false;
+	c->cli.stack_size = 1024;
+	c->cli.requests = c->cli.files = c->cli.net = false;
 }
 
 void session_init(struct session *s)

@@ -108,7 +108,7 @@ static int attach_cpu(struct collect *c, int cpu)
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
 		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = c->o.freq_hz,
+		.sample_freq = c->o.cli.freq_hz,
 		.freq = 1,
 	};
 	struct bpf_link *link;
@@ -165,7 +165,7 @@ int collect_attach(struct collect *c)
 	err = latprof_bpf__attach(c->skel);
 	if (!err && c->sys_typed)
 		err = attach_typed(c);
-	if (!err && c->o.mode_cpu) {
+	if (!err && c->o.cli.modes.cpu) {
 		err = online_cpus(&online, &nr);
 		for (cpu = 0; !err && cpu < nr; cpu++)
 			if (online[cpu])

@@ -389,7 +389,7 @@ static int builder_columns(struct builder *b, struct builder_cols *cols)
 	struct profile *p = b->p;
 
 	*cols = (struct builder_cols){ -1, -1, -1, -1, -1 };
-	if (b->c->o.mode_cpu) {
+	if (b->c->o.cli.modes.cpu) {
 		cols->samples = profile_add_type(p, PROFILE_TYPE_SAMPLES, "count");
 		cols->cpu = profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds");
 		if (cols->samples < 0 || cols->cpu < 0)
@@ -399,7 +399,7 @@ static int builder_columns(struct builder *b, struct builder_cols *cols)
 		p->period_type.unit = profile_str(p, "nanoseconds");
 		p->period = b->period_ns;
 	}
-	if (b->c->o.mode_syscall) {
+	if (b->c->o.cli.modes.syscall) {
 		cols->syscalls = profile_add_type(p, PROFILE_TYPE_SYSCALLS, "count");
 		cols->latency = profile_add_type(p, PROFILE_TYPE_LATENCY, "nanoseconds");
 		if (cols->syscalls < 0 || cols->latency < 0)
@@ -407,7 +407,7 @@ static int builder_columns(struct builder *b, struct builder_cols *cols)
 		if (!p->default_type)
 			p->default_type = profile_str(p, PROFILE_TYPE_LATENCY);
 	}
-	if (b->c->o.mode_offcpu) {
+	if (b->c->o.cli.modes.offcpu) {
 		cols->offcpu = profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds");
 		if (cols->offcpu < 0)
 			return -ENOMEM;
@@ -422,16 +422,16 @@ static int builder_track(struct builder *b)
 	struct requests reqs = { 0 };
 	int err;
 
-	if (!c->o.requests && !c->o.files && !c->o.net)
+	if (!c->o.cli.requests && !c->o.cli.files && !c->o.cli.net)
 		return 0;
 	err = collect_track_flush(c);
-	if (!err && c->o.requests)
+	if (!err && c->o.cli.requests)
 		err = requests_compute(c->reqs.items, c->reqs.nr, &reqs);
-	if (!err && c->o.requests) {
+	if (!err && c->o.cli.requests) {
 		requests_sort_by_start(&reqs);
 		err = requests_store(b->p, &reqs, c->reqs_dropped, c->reqs_unanswered);
 	}
-	if (!err && (c->o.files || c->o.net))
+	if (!err && (c->o.cli.files || c->o.cli.net))
 		err = iotrack_store(&c->io, b->p);
 	free(reqs.items);
 	return err;
@@ -449,7 +449,7 @@ bool collect_sys_typed(const struct collect *c)
 
 int collect_build_profile(struct collect *c, struct profile *p)
 {
-	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.freq_hz };
+	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz };
 	struct builder_cols cols;
 	int err = builder_columns(&b, &cols);
 
@@ -466,13 +466,13 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = collect_load_stacks(c);
 	if (!err)
 		builder_kernel_first(&b);
-	if (!err && c->o.mode_cpu)
+	if (!err && c->o.cli.modes.cpu)
 		err = builder_each(&b, &cols, c->skel->maps.cpu_samples, builder_cpu_sample);
-	if (!err && (c->sys_hooks || c->o.mode_offcpu))
+	if (!err && (c->sys_hooks || c->o.cli.modes.offcpu))
 		err = builder_each(&b, &cols, c->skel->maps.timed_samples, builder_timed_sample);
 	if (!err)
 		err = builder_ustacks(&b, &cols);
-	if (!err && c->o.mode_syscall)
+	if (!err && c->o.cli.modes.syscall)
 		err = builder_sys_stats(&b, &cols);
 	if (!err)
 		err = builder_meta(&b);

@@ -66,15 +66,15 @@ int collect_counters(struct collect *c, struct timeline_counters *out)
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (c->o.mode_cpu) {
+	if (c->o.cli.modes.cpu) {
 		collect_get_stats(c, &st);
 		out->ns[TIMELINE_SERIES_CPU] = st.stat[LP_STAT_SAMPLES] *
-					       (NSEC_PER_SEC / c->o.freq_hz);
+					       (NSEC_PER_SEC / c->o.cli.freq_hz);
 	}
 	/* the kernel's maps hold the live processes; exited ones are summed */
-	if (c->o.mode_syscall)
+	if (c->o.cli.modes.syscall)
 		err = builder_sys_fast(&b);
-	if (!err && c->o.mode_syscall)
+	if (!err && c->o.cli.modes.syscall)
 		err = collect_map_each(c->skel->maps.sys_stats, counters_sys_entry, out);
 	if (!err)
 		err = collect_sys_spill(c, false, counters_sys_spilled, out);

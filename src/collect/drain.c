@@ -450,15 +450,15 @@ int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 {
 	int err = 0;
 
-	if (c->o.mode_syscall)
+	if (c->o.cli.modes.syscall)
 		err = drain_map(c, c->skel->maps.sys_stats, ops, drain_sys);
-	if (!err && c->o.mode_syscall)
+	if (!err && c->o.cli.modes.syscall)
 		err = drain_fast(c, ops);
 	if (!err && ops->sys)
 		err = collect_sys_spill(c, true, drain_spilled, (void *)ops);
-	if (!err && c->o.mode_cpu)
+	if (!err && c->o.cli.modes.cpu)
 		err = drain_map(c, c->skel->maps.cpu_samples, ops, drain_cpu);
-	if (!err && (c->sys_hooks || c->o.mode_offcpu))
+	if (!err && (c->sys_hooks || c->o.cli.modes.offcpu))
 		err = drain_map(c, c->skel->maps.timed_samples, ops, drain_timed);
 	if (!err)
 		collect_drain_stacks(c);

@@ -186,14 +186,14 @@ static int handle_event(struct collect *c, void *data, size_t size)
 			pystacks_exited(c->py, e->pid, e->gen);
 		if (size >= sizeof(*pe))
 			tree_exit(c, pe);
-		if (size >= sizeof(*pe) && c->o.mode_syscall)
+		if (size >= sizeof(*pe) && c->o.cli.modes.syscall)
 			collect_sys_exited(c, e->pid, e->comm, pe->sys_used);
 		/*
 		 * its times are never read again (a request's are taken at
 		 * its end): without this, churn filled proc_times for good.
 		 * A new process that took the pid meanwhile restarts its own.
 		 */
-		if (c->o.requests)
+		if (c->o.cli.requests)
 			bpf_map_delete_elem(bpf_map__fd(c->skel->maps.proc_times), &e->pid);
 		break;
 	}
@@ -332,7 +332,7 @@ int collect_track_request(struct collect *c, uint32_t tgid, int32_t fd, const st
 		c->reqs_unanswered++;
 		return 0;
 	}
-	if (c->reqs.nr >= c->o.max_requests) {
+	if (c->reqs.nr >= c->o.cli.max_requests) {
 		c->reqs_dropped++;
 		return 0;
 	}
@@ -519,7 +519,7 @@ int collect_poll(struct collect *c, int timeout_ms)
 	proc_images_trim(&c->images);
 	/* exits whose events were lost leave their statistics behind */
 	now = now_ns();
-	if (c->o.mode_syscall && !c->o.proc_fn && now - c->last_sweep_ns >= NSEC_PER_SEC) {
+	if (c->o.cli.modes.syscall && !c->o.proc_fn && now - c->last_sweep_ns >= NSEC_PER_SEC) {
 		c->last_sweep_ns = now;
 		collect_sys_sweep(c);
 	}

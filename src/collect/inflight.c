@@ -20,7 +20,7 @@ int collect_track_flush(struct collect *c)
 	bool first = true;
 
 	fd = bpf_map__fd(c->skel->maps.conns);
-	while (!err && c->o.requests && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+	while (!err && c->o.cli.requests && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
 		if (!bpf_map_lookup_elem(fd, &key, &conn))
@@ -28,7 +28,7 @@ int collect_track_flush(struct collect *c)
 	}
 	first = true;
 	fd = bpf_map__fd(c->skel->maps.fdstats);
-	while (!err && (c->o.files || c->o.net) &&
+	while (!err && (c->o.cli.files || c->o.cli.net) &&
 	       !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
@@ -91,7 +91,7 @@ void collect_report_in_flight(struct collect *c)
 	char buf[64];
 	int fd;
 
-	if (c->in_flight_done || !(c->sys_hooks || c->o.mode_offcpu))
+	if (c->in_flight_done || !(c->sys_hooks || c->o.cli.modes.offcpu))
 		return;
 	c->in_flight_done = true;
 	it = in_flight_open(c, &prog);

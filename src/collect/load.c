@@ -69,25 +69,26 @@ static uint32_t debug_max_entries(uint32_t n)
 static int configure_track(struct collect *c, const struct collect_opts *o)
 {
 	struct latprof_bpf *s = c->skel;
-	bool fds = o->files || o->net;
+	bool fds = o->cli.files || o->cli.net;
 	int nr, err;
 
-	s->rodata->cfg_track = o->requests || fds;
-	s->rodata->cfg_requests = o->requests;
-	s->rodata->cfg_files = o->files;
-	s->rodata->cfg_net = o->net;
+	s->rodata->cfg_track = o->cli.requests || fds;
+	s->rodata->cfg_requests = o->cli.requests;
+	s->rodata->cfg_files = o->cli.files;
+	s->rodata->cfg_net = o->cli.net;
 	for (nr = 0; nr < LP_MAX_SYSCALL_NR; nr++)
 		s->rodata->cfg_sys_cat[nr] = req_cat(nr);
-	err = bpf_map__set_max_entries(s->maps.conns, o->requests ? 65536 : 1);
+	err = bpf_map__set_max_entries(s->maps.conns, o->cli.requests ? 65536 : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.proc_times,
-					       !o->requests ? 1 :
+					       !o->cli.requests ? 1 :
 					       collect_debug_lose("proc_times") ? 1 :
 					       debug_max_entries(o->max_procs));
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.fdstats, fds ? 65536 : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.track, o->requests || fds ? 4 << 20 : 4096);
+		err = bpf_map__set_max_entries(s->maps.track,
+					       o->cli.requests || fds ? 4 << 20 : 4096);
 	return err;
 }
 
@@ -115,15 +116,15 @@ static void select_programs(struct collect *c, const struct kernel_features *f)
 {
 	struct latprof_bpf *s = c->skel;
 
-	bpf_program__set_autoload(s->progs.on_cpu_sample, c->o.mode_cpu);
+	bpf_program__set_autoload(s->progs.on_cpu_sample, c->o.cli.modes.cpu);
 	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks && !c->sys_typed);
 	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks && !c->sys_typed);
 	bpf_program__set_autoload(s->progs.btf_sys_enter, c->sys_hooks && c->sys_typed);
 	bpf_program__set_autoload(s->progs.btf_sys_exit, c->sys_hooks && c->sys_typed);
 	bpf_program__set_autoload(s->progs.tp_sched_switch,
-				  c->o.mode_offcpu && f->switch_prev_state);
+				  c->o.cli.modes.offcpu && f->switch_prev_state);
 	bpf_program__set_autoload(s->progs.tp_sched_switch_nostate,
-				  c->o.mode_offcpu && !f->switch_prev_state);
+				  c->o.cli.modes.offcpu && !f->switch_prev_state);
 	bpf_program__set_autoload(s->progs.dump_in_flight, false);
 	bpf_program__set_autoload(s->progs.dump_in_flight_nocopy, false);
 }
@@ -142,16 +143,16 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	err = configure_track(c, o);
 	if (err)
 		return err;
-	s->rodata->cfg_syscalls = o->mode_syscall;
+	s->rodata->cfg_syscalls = o->cli.modes.syscall;
 	s->rodata->cfg_waits = c->sys_hooks && !o->no_waits;
-	s->rodata->cfg_offcpu = o->mode_offcpu;
-	s->rodata->cfg_syscall_min_ns = o->min_duration_ns;
-	s->rodata->cfg_offcpu_min_ns = o->min_block_ns;
-	s->rodata->cfg_sys_filter_on = o->nr_syscalls > 0;
+	s->rodata->cfg_offcpu = o->cli.modes.offcpu;
+	s->rodata->cfg_syscall_min_ns = o->cli.min_duration_us * 1000;
+	s->rodata->cfg_offcpu_min_ns = o->cli.min_block_us * 1000;
+	s->rodata->cfg_sys_filter_on = o->cli.syscalls.nr > 0;
 	s->rodata->cfg_debug_lose_switch_in = collect_debug_lose("switch_in");
-	for (i = 0; i < o->nr_syscalls; i++)
-		if (o->syscalls[i] >= 0 && o->syscalls[i] < LP_MAX_SYSCALL_NR)
-			s->rodata->cfg_sys_filter[o->syscalls[i]] = 1;
+	for (i = 0; i < o->cli.syscalls.nr; i++)
+		if (o->cli.syscalls.items[i] >= 0 && o->cli.syscalls.items[i] < LP_MAX_SYSCALL_NR)
+			s->rodata->cfg_sys_filter[o->cli.syscalls.items[i]] = 1;
 	/* scratch records: sampler, tracepoints (per CPU each), iterator */
 	s->rodata->cfg_nr_cpus = ncpu;
 	/* per-CPU stats blocks for the first processes, within the session's bytes */
@@ -159,23 +160,23 @@ static int configure(struct collect *c, const struct collect_opts *o,
 			((size_t)ncpu * LP_MAX_SYSCALL_NR * sizeof(struct lp_sys_stat));
 	if (c->fast_slots > LP_SYS_FAST_SLOTS)
 		c->fast_slots = LP_SYS_FAST_SLOTS;
-	if (!o->mode_syscall)
+	if (!o->cli.modes.syscall)
 		c->fast_slots = 0;
 	c->fast_drain = o->sys_fast_drain && c->fast_slots;
 	pr_debug("syscall stats: %u blocks of the per-CPU array%s", c->fast_slots,
 		 c->fast_drain ? ", handed back" : "");
 	s->rodata->cfg_sys_fast_slots = c->fast_slots;
 	s->rodata->cfg_sys_fast_drain = c->fast_drain;
-	s->rodata->cfg_all = o->all;
+	s->rodata->cfg_all = o->cli.all;
 	/* with -a, unwinding our own samples would feed on itself */
 	s->rodata->cfg_self_tgid = getpid();
-	s->rodata->cfg_nr_comms = o->nr_comms;
-	for (i = 0; i < o->nr_comms && i < LP_MAX_COMMS; i++)
-		strncpy((char *)s->rodata->cfg_comms[i], o->comms[i], LP_COMM_LEN - 1);
-	s->rodata->cfg_unwind_dwarf = o->unwind_dwarf;
+	s->rodata->cfg_nr_comms = o->cli.comms.nr;
+	for (i = 0; i < o->cli.comms.nr && i < LP_MAX_COMMS; i++)
+		strncpy((char *)s->rodata->cfg_comms[i], o->cli.comms.items[i], LP_COMM_LEN - 1);
+	s->rodata->cfg_unwind_dwarf = o->cli.unwind_dwarf;
 	s->rodata->cfg_python = c->py != NULL;
 	s->rodata->cfg_bpf_loop = f->bpf_loop;
-	s->rodata->cfg_stack_size = o->stack_size;
+	s->rodata->cfg_stack_size = o->cli.stack_size;
 	/*
 	 * Stacks are allocated as they come where the kernel allows it, so
 	 * the cap costs nothing until used (about 1 KiB a stack); otherwise
@@ -183,8 +184,8 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	 * bpf_get_stackid's map: 4096 kernel stacks with DWARF (user stacks
 	 * are copied), 16,384 kernel and user stacks with frame pointers.
 	 */
-	s->rodata->cfg_max_stacks = debug_max_entries(
-		f->alloc_on_use ? o->max_stacks : MIN(o->max_stacks, o->unwind_dwarf ? 4096 : 16384));
+	s->rodata->cfg_max_stacks = debug_max_entries(f->alloc_on_use ? o->max_stacks :
+		MIN(o->max_stacks, o->cli.unwind_dwarf ? 4096 : 16384));
 	err = bpf_map__set_max_entries(s->maps.stacks, s->rodata->cfg_max_stacks);
 	if (!err)
 		err = bpf_map__set_map_flags(s->maps.stacks, f->alloc_on_use ? BPF_F_NO_PREALLOC : 0);
@@ -200,7 +201,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	 * count twice in the resident set (mapped twice, for records that wrap).
 	 */
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.events, o->all || o->nr_comms ?
+		err = bpf_map__set_max_entries(s->maps.events, o->cli.all || o->cli.comms.nr ?
 					       1024 * 1024 : 256 * 1024);
 	/*
 	 * The in-kernel aggregates, preallocated (the CPU sampler may not
@@ -211,7 +212,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	 */
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.cpu_samples, debug_max_entries(
-			o->unwind_dwarf ? MIN(o->max_samples, 4096) : o->max_samples));
+			o->cli.unwind_dwarf ? MIN(o->max_samples, 4096) : o->max_samples));
 	/*
 	 * From 6.1 the maps the sampler adds to are allocated on use too:
 	 * creating cpu_samples (65,536 entries with frame pointers) and procs
@@ -228,10 +229,11 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		err = bpf_map__set_max_entries(s->maps.py_tstates, ncpu);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.timed_samples, debug_max_entries(
-			o->mode_offcpu || (!o->unwind_dwarf && o->mode_syscall) ? o->max_samples : 1));
+			o->cli.modes.offcpu || (!o->cli.unwind_dwarf && o->cli.modes.syscall) ?
+			o->max_samples : 1));
 	if (!err)
-		err = bpf_map__set_max_entries(s->maps.sys_stats,
-					       o->mode_syscall ? debug_max_entries(o->max_sys_stats) : 1);
+		err = bpf_map__set_max_entries(s->maps.sys_stats, o->cli.modes.syscall ?
+					       debug_max_entries(o->max_sys_stats) : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.sys_fast, c->fast_slots ?
 					       c->fast_slots * LP_MAX_SYSCALL_NR : 1);
@@ -464,15 +466,16 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->images.sym = sym;
 	c->o = *o;
 	/* off-CPU time inside a syscall waits for sys_exit to copy the stack */
-	c->sys_hooks = o->mode_syscall || (o->mode_offcpu && o->unwind_dwarf) || o->requests ||
-		       o->files || o->net;
+	c->sys_hooks = o->cli.modes.syscall || (o->cli.modes.offcpu && o->cli.unwind_dwarf) ||
+		       o->cli.requests || o->cli.files || o->cli.net;
 	proc_tree_init(&c->procs, COLLECT_MAX_PROCS, COLLECT_MAX_MEM_SAMPLES);
 	c->ustacks = stackagg_new();
 	if (!c->ustacks || iotrack_init(&c->io, "/proc"))
 		goto fail;
 	/* Python frames ride on copied stacks; serve's metrics session has none */
-	if (o->unwind_dwarf && !o->no_python && !o->proc_fn) {
-		c->py = pystacks_new(o->debug_dirs, o->nr_debug_dirs);
+	if (o->cli.unwind_dwarf && !o->cli.no_python && !o->proc_fn) {
+		c->py = pystacks_new((const char *const *)o->cli.debug_dirs.items,
+				     o->cli.debug_dirs.nr);
 		if (!c->py)
 			goto fail;
 		c->images.refreshed = collect_python_refreshed;
@@ -488,23 +491,23 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	*err = c->epfd < 0 ? -errno : collect_add_ring(c, c->skel->maps.events, collect_on_event);
 	/* in-flight syscalls send copied stacks even with --unwind fp */
-	if (!*err && (o->unwind_dwarf || c->sys_hooks || c->o.mode_offcpu))
+	if (!*err && (o->cli.unwind_dwarf || c->sys_hooks || c->o.cli.modes.offcpu))
 		*err = collect_add_ring(c, c->skel->maps.ustacks, collect_on_ustack);
-	if (!*err && (o->requests || o->files || o->net))
+	if (!*err && (o->cli.requests || o->cli.files || o->cli.net))
 		*err = collect_add_ring(c, c->skel->maps.track, collect_on_track);
 	if (*err)
 		goto fail;
 	*why = "cannot add target";
-	for (i = 0; i < o->nr_pids; i++) {
-		*err = collect_add_pid(c, o->pids[i]);
+	for (i = 0; i < o->cli.pids.nr; i++) {
+		*err = collect_add_pid(c, o->cli.pids.items[i]);
 		if (*err)
 			goto fail;
 	}
 	/* the caller's lists: not kept past the open */
-	c->o.syscalls = NULL;
-	c->o.comms = NULL;
-	c->o.pids = NULL;
-	c->o.debug_dirs = NULL;
+	c->o.cli.syscalls.items = NULL;
+	c->o.cli.comms.items = NULL;
+	c->o.cli.pids.items = NULL;
+	c->o.cli.debug_dirs.items = NULL;
 	*err = 0;
 	*why = NULL;
 	return c;

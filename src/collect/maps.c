@@ -140,7 +140,7 @@ int collect_sys_spill(struct collect *c, bool drain,
 		.fd = drain ? bpf_map__fd(c->skel->maps.sys_spill) : -1,
 	};
 
-	if (!c->o.mode_syscall)
+	if (!c->o.cli.modes.syscall)
 		return 0;
 	return collect_map_each(c->skel->maps.sys_spill, spill_entry, &w);
 }

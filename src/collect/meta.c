@@ -79,14 +79,15 @@ int builder_proc_meta(struct builder *b)
 		for (v = 0, j = 0; j < SYM_UNWIND_NR; j++)
 			v += img->unwind[j];
 		sampled += v != 0;
-		if (v && img->ended && b->c->o.unwind_dwarf && sampled > COLLECT_UNWIND_KEPT) {
+		if (v && img->ended && b->c->o.cli.unwind_dwarf && sampled > COLLECT_UNWIND_KEPT) {
 			err = builder_unwind_fold(b, img, &folded, &nr_folded);
 			v = 0;	/* its keys are its name's */
 		}
 		/* with DWARF, one never sampled has nothing to say (most of -a's) */
 		snprintf(key, sizeof(key), "proc.%d.unwind", img->pid);
-		if (v || !b->c->o.unwind_dwarf)
-			err = profile_set_meta(b->p, key, b->c->o.unwind_dwarf ? "dwarf" : "fp");
+		if (v || !b->c->o.cli.unwind_dwarf)
+			err = profile_set_meta(b->p, key,
+					       b->c->o.cli.unwind_dwarf ? "dwarf" : "fp");
 		if (!err && img->comm[0]) {
 			snprintf(key, sizeof(key), "proc.%d.comm", img->pid);
 			err = profile_set_meta(b->p, key, img->comm);
@@ -96,7 +97,7 @@ int builder_proc_meta(struct builder *b)
 		if (!err && refused)
 			err = profile_set_meta_u64(b->p, key, profile_get_meta_u64(b->p, key) +
 						   refused);
-		for (j = 0; !err && v && b->c->o.unwind_dwarf && j < SYM_UNWIND_NR; j++) {
+		for (j = 0; !err && v && b->c->o.cli.unwind_dwarf && j < SYM_UNWIND_NR; j++) {
 			/* images of one pid (exec generations) add up */
 			snprintf(key, sizeof(key), "proc.%d.%s", img->pid, collect_unwind_names[j]);
 			err = profile_set_meta_u64(b->p, key, profile_get_meta_u64(b->p, key) +
@@ -211,7 +212,7 @@ int builder_meta(struct builder *b)
 		err = profile_set_meta_u64(b->p, "count.stacks", nstacks);
 	if (!err)
 		err = profile_set_meta_u64(b->p, "count.stacks_max", b->c->skel->rodata->cfg_max_stacks);
-	if (!err && (b->c->sys_hooks || b->c->o.mode_offcpu))
+	if (!err && (b->c->sys_hooks || b->c->o.cli.modes.offcpu))
 		err = profile_set_meta_u64(b->p, "count.in_flight_at_stop",
 					   b->c->in_flight_reported);
 	return err;
