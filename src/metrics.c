@@ -5,66 +5,25 @@
  * has no removal, so removing is rebuilding: the pid table is rebuilt
  * without the exited processes at the end of each window, and the two
  * series tables, with their names, are copied without the idle series into
- * new ones that replace them only once complete.
+ * new ones that replace them only once complete. The tables' layout is in
+ * metrics_priv.h; writing them for a scrape is metrics_prom.c's.
  */
 #include "src/metrics.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/export_prom.h"
 #include "src/hashmap.h"
+#include "src/metrics_priv.h"
 #include "src/strtab.h"
 #include "src/util.h"
 
-#define METRICS_COMM_LEN 16
 /* A table of this many live processes is dropped and refilled from /proc. */
 #define METRICS_MAX_PROCS 65536
 /* Idle series are looked for every ttl / 4, and at least this often. */
 #define METRICS_MAX_SWEEP_NS (10 * NSEC_PER_SEC)
-
-struct metrics_sys {
-	const char *comm;	/* interned */
-	uint64_t updated_ns;	/* the last drain before its last addition */
-	struct sys_stat st;	/* st.name: the syscall; st.pid unused */
-};
-
-struct metrics_task {
-	const char *comm;	/* interned */
-	uint64_t updated_ns;
-	uint64_t samples, blocked_ns, preempted_ns;
-};
-
-struct metrics_proc {
-	pid_t pid;
-	uint64_t exited_in;	/* 1 + the window it exited in, 0 while alive */
-	char comm[METRICS_COMM_LEN + 1];
-};
-
-/* The series and the names they use: what an expiry replaces as a whole. */
-struct metrics_series {
-	struct strtab *names;
-	struct { struct metrics_sys *items; size_t nr, alloc; } sys;
-	struct hashmap sys_idx;		/* (comm, syscall name) -> index + 1 */
-	struct { struct metrics_task *items; size_t nr, alloc; } tasks;
-	struct hashmap task_idx;	/* comm -> index + 1 */
-};
-
-struct metrics {
-	struct metrics_series series;
-	size_t max_series;
-	uint64_t ttl_ns;		/* 0: series never expire */
-	uint64_t now_ns;		/* of the last drain: dates what is added */
-	uint64_t swept_ns;		/* of the last look for idle series */
-	uint64_t expired;		/* series removed so far */
-	bool dated;			/* a drain happened: now_ns is a time */
-	uint64_t window;
-	struct { struct metrics_proc *items; size_t nr, alloc; } procs;
-	struct hashmap proc_idx;	/* pid -> index + 1 */
-};
 
 static int series_init(struct metrics_series *s)
 {
@@ -469,167 +428,4 @@ size_t metrics_nr_series(const struct metrics *m)
 size_t metrics_nr_tasks(const struct metrics *m)
 {
 	return m->series.tasks.nr;
-}
-
-static int cmp_sys(const void *a, const void *b)
-{
-	const struct metrics_sys *x = *(const struct metrics_sys *const *)a;
-	const struct metrics_sys *y = *(const struct metrics_sys *const *)b;
-	int c = strcmp(x->comm, y->comm);
-
-	return c ? c : strcmp(x->st.name, y->st.name);
-}
-
-static int cmp_task(const void *a, const void *b)
-{
-	const struct metrics_task *x = *(const struct metrics_task *const *)a;
-	const struct metrics_task *y = *(const struct metrics_task *const *)b;
-
-	return strcmp(x->comm, y->comm);
-}
-
-static void sys_labels(const struct metrics_sys *s, struct prom_labels *l)
-{
-	*l = (struct prom_labels){ { "comm", "syscall" }, { s->comm, s->st.name }, 2 };
-}
-
-static void write_sys(const struct metrics_sys *const *v, size_t nr, FILE *out)
-{
-	struct prom_labels l;
-	size_t i;
-
-	if (!nr)
-		return;
-	prom_write_family(out, "latprof_syscall_duration_seconds", "histogram",
-			  "Time inside each syscall, every call counted, per process name, in the kernel's log2 buckets.");
-	for (i = 0; i < nr; i++) {
-		sys_labels(v[i], &l);
-		prom_write_histogram(out, "latprof_syscall_duration_seconds", &l, &v[i]->st);
-	}
-	prom_write_family(out, "latprof_syscall_errors_total", "counter",
-			  "Syscalls that returned an error (-4095..-1), per process name.");
-	for (i = 0; i < nr; i++) {
-		sys_labels(v[i], &l);
-		prom_write_value(out, "latprof_syscall_errors_total", &l, v[i]->st.errors);
-	}
-}
-
-static void write_tasks(const struct metrics_task *const *v, size_t nr,
-			const struct metrics_agent *a, FILE *out)
-{
-	struct prom_labels l = { { "comm", "state" }, { NULL, NULL }, 1 };
-	size_t i;
-	int j;
-
-	if (a->has_cpu) {
-		prom_write_family(out, "latprof_cpu_samples_total", "counter",
-				  "On-CPU samples taken, per process name.");
-		for (i = 0; i < nr; i++) {
-			l.vals[0] = v[i]->comm;
-			prom_write_value(out, "latprof_cpu_samples_total", &l, v[i]->samples);
-		}
-	}
-	if (!a->has_offcpu)
-		return;
-	prom_write_family(out, "latprof_offcpu_seconds_total", "counter",
-			  "Time off CPU, blocked or preempted, per process name.");
-	l.nr = 2;
-	for (i = 0; i < nr; i++) {
-		for (j = 0; j < 2; j++) {
-			l.vals[0] = v[i]->comm;
-			l.vals[1] = j ? "preempted" : "blocked";
-			fputs("latprof_offcpu_seconds_total{", out);
-			prom_write_labels(out, &l);
-			fputs("} ", out);
-			prom_write_seconds(out, j ? v[i]->preempted_ns : v[i]->blocked_ns);
-			fputc('\n', out);
-		}
-	}
-}
-
-static void write_gauge(FILE *out, const char *name, const char *type, const char *help,
-			uint64_t v)
-{
-	prom_write_family(out, name, type, help);
-	fprintf(out, "%s %" PRIu64 "\n", name, v);
-}
-
-static void write_agent(const struct metrics *m, const struct metrics_agent *a, FILE *out)
-{
-	struct prom_labels l = { { "reason" }, { NULL }, 1 };
-	size_t i;
-
-	prom_write_family(out, "latprof_lost_events_total", "counter",
-			  "Events, samples or stacks the collectors lost, by reason.");
-	for (i = 0; i < a->nr_lost; i++) {
-		l.vals[0] = a->lost_names[i];
-		prom_write_value(out, "latprof_lost_events_total", &l, a->lost[i]);
-	}
-	prom_write_family(out, "latprof_agent_cpu_seconds_total", "counter",
-			  "CPU time of the latprof agent itself, user and system.");
-	fputs("latprof_agent_cpu_seconds_total ", out);
-	prom_write_seconds(out, a->cpu_ns);
-	fputc('\n', out);
-	write_gauge(out, "latprof_agent_resident_memory_bytes", "gauge",
-		    "Resident set size of the latprof agent.", a->rss_bytes);
-	write_gauge(out, "latprof_agent_bpf_map_memory_bytes", "gauge",
-		    "Memory of the BPF maps the agent holds (memlock in fdinfo).", a->bpf_map_bytes);
-	prom_write_family(out, "latprof_agent_uptime_seconds", "gauge",
-			  "Time since the agent attached its collectors.");
-	fputs("latprof_agent_uptime_seconds ", out);
-	prom_write_seconds(out, a->uptime_ns);
-	fputc('\n', out);
-	write_gauge(out, "latprof_agent_tracked_processes", "gauge",
-		    "Processes in the agent's pid to name table.", a->procs_tracked);
-	write_gauge(out, "latprof_agent_series", "gauge",
-		    "Series the agent holds now: one per process name and syscall, and one per process name.",
-		    m->series.sys.nr + m->series.tasks.nr);
-	write_gauge(out, "latprof_agent_series_expired_total", "counter",
-		    "Series removed after --series-ttl without a new count.", m->expired);
-	write_gauge(out, "latprof_profile_sessions", "gauge",
-		    "Profile requests being recorded now.", a->profiles_active);
-	write_gauge(out, "latprof_profile_requests_total", "counter",
-		    "Profile requests recorded.", a->profiles_total);
-	write_gauge(out, "latprof_profile_requests_rejected_total", "counter",
-		    "Profile requests refused because --max-sessions were running.",
-		    a->profiles_rejected);
-	if (a->has_cpu)
-		write_gauge(out, "latprof_sampling_frequency_hertz", "gauge",
-			    "CPU sampling frequency.", a->freq_hz);
-	l = (struct prom_labels){ { "version", "kernel", "mode" },
-				  { a->version, a->kernel, a->mode }, 3 };
-	prom_write_family(out, "latprof_build_info", "gauge",
-			  "Always 1: the latprof version, kernel and collectors of the agent.");
-	prom_write_value(out, "latprof_build_info", &l, 1);
-}
-
-int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *out)
-{
-	const struct metrics_series *s = &m->series;
-	const struct metrics_sys **sys = calloc(s->sys.nr + 1, sizeof(*sys));
-	const struct metrics_task **tasks = calloc(s->tasks.nr + 1, sizeof(*tasks));
-	size_t i;
-	int err = 0;
-
-	if (!sys || !tasks) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < s->sys.nr; i++)
-		sys[i] = &s->sys.items[i];
-	for (i = 0; i < s->tasks.nr; i++)
-		tasks[i] = &s->tasks.items[i];
-	if (s->sys.nr)
-		array_sort(sys, s->sys.nr, sizeof(*sys), cmp_sys);
-	if (s->tasks.nr)
-		array_sort(tasks, s->tasks.nr, sizeof(*tasks), cmp_task);
-	write_sys(sys, s->sys.nr, out);
-	write_tasks(tasks, s->tasks.nr, a, out);
-	write_agent(m, a, out);
-	if (ferror(out))
-		err = -EIO;
-out:
-	free(sys);
-	free(tasks);
-	return err;
 }
