@@ -2,10 +2,10 @@
 /*
  * The Python view of a stack: what a Python program's stack shows once the
  * interpreter's own C frames are folded away, as py-spy and Austin show it.
- * The profile keeps the full native stack (src/pystacks.c merges the Python
- * frames into it); every view (report, flame graphs, exports) folds it here,
- * at read time, unless told --native. Only a sample with a Python frame is
- * changed, and only by leaving locations out:
+ * The profile keeps the full native stack (src/pystacks_frames.c merges
+ * the Python frames into it); every view (report, flame graphs, exports)
+ * folds it here, at read time, unless told --native. Only a sample with a
+ * Python frame is changed, and only by leaving locations out:
  *
  * - between two Python frames: the interpreter's frames are left out (the
  *   call machinery, the eval loop's entry, Context.run, asyncio's task step);
