@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "src/export_formats.h"
+#include "src/pprof.h"
 #include "src/stacks.h"
 #include "src/util.h"
 #include "src/verbs.h"

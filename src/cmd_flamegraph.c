@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "src/flameopts.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/stacks_load.h"
 #include "src/util.h"
 #include "src/verbs.h"

@@ -11,7 +11,7 @@
 
 #include "src/record.h"
 #include "src/stacks.h"
-#include "src/target.h"
+#include "src/command.h"
 #include "src/util.h"
 #include "src/verbs.h"
 

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/loadprof.h"
+#include "src/pprof.h"
+#include "src/weight.h"
 #include "src/report.h"
 #include "src/stacks.h"
 #include "src/util.h"

@@ -9,7 +9,7 @@
 
 #include "src/serve.h"
 #include "src/serve_parse.h"
-#include "src/target.h"
+#include "src/command.h"
 #include "src/util.h"
 #include "src/verbs.h"
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/loadprof.h"
+#include "src/pprof.h"
+#include "src/weight.h"
 #include "src/timeline_svg.h"
 #include "src/util.h"
 #include "src/verbs.h"

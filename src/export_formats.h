@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/profile.h"
 
 enum export_format {

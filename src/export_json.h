@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "flamegraph/flame.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/profile.h"
 
 /*

@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/profile.h"
 
 /* The column a wall-weighted export adds: cpu + offcpu of each sample. */

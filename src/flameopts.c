@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "flamegraph/svg.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/stacks.h"
 #include "src/util.h"
 #include "src/verbs.h"

@@ -28,4 +28,11 @@ int pprof_read_file(const char *path, struct profile **out, const char **why);
 /* The same from memory. */
 int pprof_read_mem(const void *buf, size_t len, struct profile **out, const char **why);
 
+/*
+ * Read the profile at @path (NULL: latprof.pb.gz). On failure prints one
+ * line naming the file and the problem and returns NULL; every failure to
+ * read a profile is bad input (exit status 2).
+ */
+struct profile *profile_load(const char *path);
+
 #endif

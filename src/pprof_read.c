@@ -441,3 +441,19 @@ int pprof_read_file(const char *path, struct profile **out, const char **why)
 	free(buf);
 	return err;
 }
+
+struct profile *profile_load(const char *path)
+{
+	struct profile *p = NULL;
+	const char *why = NULL;
+	int err;
+
+	if (!path)
+		path = PROFILE_DEFAULT_PATH;
+	err = pprof_read_file(path, &p, &why);
+	if (err) {
+		pr_err("cannot read profile %s: %s", path, why ? why : strerror(-err));
+		return NULL;
+	}
+	return p;
+}

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "src/export_formats.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/pprof.h"
 #include "src/util.h"
 

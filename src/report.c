@@ -16,7 +16,7 @@
 
 #include "flamegraph/flame.h"
 #include "src/hashmap.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/report_fmt.h"
 #include "src/runmeta.h"
 #include "src/stackflame.h"

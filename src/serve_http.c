@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "src/export_pprof.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/mhd.h"
 #include "src/pprof.h"
 #include "src/serve_parse.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/util.h"
 
 /* A numeric query parameter in [min, max]; absent keeps *out. */
@@ -35,7 +35,7 @@ static int query_u64(serve_query_get_fn *get, void *ctx, const char *key, uint64
 /*
  * Does weight @weight have its columns in a recording with these
  * collectors? NULL: yes; the --mode it needs; "" for no such weight. A
- * ":path", ":idle" or ":readiness" filter after it (loadprof.h) is allowed.
+ * ":path", ":idle" or ":readiness" filter after it (weight.h) is allowed.
  */
 static const char *weight_needs(const char *weight, const struct serve_profile_req *r)
 {

@@ -19,7 +19,7 @@
 #include "src/collectopts.h"
 #include "src/profile.h"
 #include "src/sampler.h"
-#include "src/target.h"
+#include "src/command.h"
 #include "symbolize/symbolize.h"
 
 enum session_kind {

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A profile's samples as a flame graph's stacks: named by stacks.h, weighed
- * by a --weight (loadprof.h). What folded output, the report's stacks and
+ * by a --weight (weight.h). What folded output, the report's stacks and
  * every SVG are made from.
  */
 #ifndef LATPROF_STACKFLAME_H
 #define LATPROF_STACKFLAME_H
 
 #include "flamegraph/flame.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/profile.h"
 
 /*

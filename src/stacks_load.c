@@ -2,8 +2,9 @@
 /*
  * Profiles and folded stacks read for the flame graph verbs (stacks_load.h),
  * each failure printed once with the file's name. Parsing folded text is
- * flamegraph/folded.c's, reading profiles src/loadprof.c's.
+ * flamegraph/folded.c's, reading profiles src/pprof_read.c's.
  */
+#include "src/pprof.h"
 #include "src/stacks_load.h"
 
 #include <errno.h>
@@ -13,7 +14,7 @@
 #include <unistd.h>
 
 #include "flamegraph/folded.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/util.h"
 
 #define FOLDED_STDIN_MAX (1ULL << 30)	/* a pipe cannot make us allocate without end */

@@ -18,7 +18,7 @@
 
 #include "flamegraph/flame.h"
 #include "flamegraph/svg.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/profile.h"
 
 /* Frames narrower than this many pixels are left out (FlameGraph's default). */

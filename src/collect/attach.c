@@ -9,7 +9,7 @@
 
 #include "src/btfcache.h"
 #include "src/syshooks.h"
-#include "src/target.h"
+#include "src/command.h"
 
 int collect_add_command(struct collect *c, pid_t pid, const char *file)
 {

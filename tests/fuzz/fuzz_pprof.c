@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "src/export_formats.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/pprof.h"
 #include "src/profile.h"
 #include "src/report.h"

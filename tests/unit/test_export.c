@@ -11,7 +11,7 @@
 
 #include "src/export_formats.h"
 #include "src/export_pprof.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/pprof.h"
 #include "src/sysstats.h"
 #include "tests/unit/check.h"

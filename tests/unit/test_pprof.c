@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "src/pprof.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/stackflame.h"
 #include "src/stacks.h"
 #include "tests/unit/check.h"

@@ -22,7 +22,7 @@
 
 #include "src/export_formats.h"
 #include "src/export_pprof.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/profile.h"
 #include "src/pyview.h"
 #include "src/report.h"

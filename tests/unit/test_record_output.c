@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "src/export_formats.h"
-#include "src/loadprof.h"
+#include "src/weight.h"
 #include "src/record_output.h"
 #include "src/util.h"
 #include "tests/unit/check.h"

@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Loading a profile for the reading verbs, with the one error message. */
-#ifndef LATPROF_LOADPROF_H
-#define LATPROF_LOADPROF_H
+/*
+ * What a stack is weighed by: --weight resolved against a profile's columns,
+ * a sample's weight, and the default every verb that weighs stacks takes.
+ */
+#ifndef LATPROF_WEIGHT_H
+#define LATPROF_WEIGHT_H
 
 #include "src/profile.h"
-
-/*
- * Read the profile at @path (NULL: latprof.pb.gz). On failure prints one
- * line naming the file and the problem and returns NULL; every failure to
- * read a profile is bad input (exit status 2).
- */
-struct profile *profile_load(const char *path);
 
 /*
  * What --weight weighs a stack by: one value column, or the sum of two

@@ -3,8 +3,8 @@
  * Starting a command to trace: it is forked, waits on a pipe until the
  * collectors are attached, and only then execs, so no early sample is lost.
  */
-#ifndef LATPROF_TARGET_H
-#define LATPROF_TARGET_H
+#ifndef LATPROF_COMMAND_H
+#define LATPROF_COMMAND_H
 
 #include <stdbool.h>
 #include <sys/types.h>

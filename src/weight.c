@@ -1,30 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Profile loading shared by report and export. */
-#include "src/loadprof.h"
+/* What a stack is weighed by: --weight resolved, and the default (weight.h). */
+#include "src/weight.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "src/pprof.h"
 #include "src/stacks.h"
 #include "src/syscalls.h"
 #include "src/util.h"
-
-struct profile *profile_load(const char *path)
-{
-	struct profile *p = NULL;
-	const char *why = NULL;
-	int err;
-
-	if (!path)
-		path = PROFILE_DEFAULT_PATH;
-	err = pprof_read_file(path, &p, &why);
-	if (err) {
-		pr_err("cannot read profile %s: %s", path, why ? why : strerror(-err));
-		return NULL;
-	}
-	return p;
-}
 
 int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w)
 {

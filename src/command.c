@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Launching `-- COMMAND` held at a pipe until latprof is attached. */
-#include "src/target.h"
+#include "src/command.h"
 
 #include <errno.h>
 #include <fcntl.h>
