@@ -257,26 +257,6 @@ static __always_inline bool comm_matches(const char *comm)
 }
 
 /*
- * A block of the per-CPU syscall stats for @tgid: 1 + its index, 0 if none
- * is free. A block is free while its owner is 0; serve hands blocks back
- * (src/collect/drain.c) once their process has gone.
- */
-static __always_inline __u32 fast_slot_alloc(__u32 tgid)
-{
-	__u32 key, *owner, slot;
-
-	for (slot = 0; slot < LP_SYS_FAST_SLOTS; slot++) {
-		if (slot >= cfg_sys_fast_slots)
-			break;
-		key = slot + 1;
-		owner = bpf_map_lookup_elem(&fast_slots, &key);
-		if (owner && !*owner && !__sync_val_compare_and_swap(owner, 0, tgid))
-			return slot + 1;
-	}
-	return 0;
-}
-
-/*
  * Syscall number @nr, known to be below LP_MAX_SYSCALL_NR, as an index of an
  * array of that size, masked where the verifier sees it: the compiler drops a
  * mask it can prove redundant, and 6.1's verifier loses the bound of a value
@@ -470,7 +450,7 @@ static __always_inline void task_slot_rekey(struct task_struct *task, __u32 old_
 /* Start tracing @tgid. Returns its state, or NULL when the map is full. */
 static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
 {
-	struct lp_proc zero = { .fast_slot = fast_slot_alloc(tgid) };
+	struct lp_proc zero = {};
 	long err;
 
 	zero.stamp = __sync_fetch_and_add(&lp_proc_stamps, 1) + 1;

@@ -178,6 +178,52 @@ static __always_inline void sys_fast_add(struct lp_sys_stat *st, __s32 fast_base
 }
 
 /*
+ * A free block of sys_fast for @tgid, claimed: 1 + its index, 0 if none is
+ * free. A block is free while its owner in fast_slots is 0; serve hands
+ * blocks back (src/collect/drain.c) once their process has gone.
+ */
+static __always_inline __u32 fast_slot_alloc(__u32 tgid)
+{
+	__u32 key, *owner, slot;
+
+	for (slot = 0; slot < LP_SYS_FAST_SLOTS; slot++) {
+		if (slot >= cfg_sys_fast_slots)
+			break;
+		key = slot + 1;
+		owner = bpf_map_lookup_elem(&fast_slots, &key);
+		if (owner && !*owner && !__sync_val_compare_and_swap(owner, 0, tgid))
+			return slot + 1;
+	}
+	return 0;
+}
+
+/*
+ * The first index of @proc's block of sys_fast, or -1 (its calls go to the
+ * hash). The block is claimed at the process's first syscall, not when it
+ * becomes a target: with -a the CPU sampler makes every process a target,
+ * kernel threads too, which make no syscall and never exit. A process that
+ * found none free tries again at its next thread's first syscall.
+ */
+static __always_inline __s32 proc_fast_base(struct lp_proc *proc, __u32 tgid)
+{
+	__u32 slot = proc->fast_slot, prev, key, *owner;
+
+	if (!slot && cfg_sys_fast_slots) {
+		slot = fast_slot_alloc(tgid);
+		prev = slot ? __sync_val_compare_and_swap(&proc->fast_slot, 0, slot) : 0;
+		if (prev) {
+			/* another of its threads claimed one first: ours goes back */
+			key = slot;
+			owner = bpf_map_lookup_elem(&fast_slots, &key);
+			if (owner)
+				__sync_val_compare_and_swap(owner, tgid, 0);
+			slot = prev;
+		}
+	}
+	return slot ? (slot - 1) * LP_MAX_SYSCALL_NR : -1;
+}
+
+/*
  * Count one call of @nr that took @ns (every call, slow or not), in the
  * array block at @fast_base, or in the hash when it is -1 (in sys_spill
  * when the hash has no room for it). A global function, verified once on
@@ -305,7 +351,7 @@ static __always_inline struct lp_task *task_state_get(struct task_struct *task,
 	t = &s->t;
 	t->tgid = tgid;
 	t->stamp = proc->stamp;
-	t->fast_base = proc->fast_slot ? (proc->fast_slot - 1) * LP_MAX_SYSCALL_NR : -1;
+	t->fast_base = proc_fast_base(proc, tgid);
 	t->pend_kstack = -ENOENT;
 	return t;
 }

@@ -248,7 +248,7 @@ static void drain_timed(struct collect *c, const struct collect_drain_ops *ops, 
  */
 struct fast_block {
 	uint32_t owner;
-	bool gone;			/* its process was gone at the last drain */
+	uint64_t gone_ns;		/* when its process was first seen gone, 0: not */
 	struct sys_stat *prev[LP_MAX_SYSCALL_NR];
 };
 
@@ -261,6 +261,12 @@ static void fast_block_reset(struct fast_block *fb)
 	memset(fb, 0, sizeof(*fb));
 }
 
+/* @a - @b, 0 when @a is smaller: a block half zeroed by a hand-back that failed */
+static uint64_t since(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 /* @cur minus @prev (NULL: nothing before) into @out; the max is the running one. */
 static void sys_stat_delta(const struct sys_stat *cur, const struct sys_stat *prev,
 			   struct sys_stat *out)
@@ -270,21 +276,24 @@ static void sys_stat_delta(const struct sys_stat *cur, const struct sys_stat *pr
 	*out = *cur;
 	if (!prev)
 		return;
-	out->count -= prev->count;
-	out->errors -= prev->errors;
-	out->total_ns -= prev->total_ns;
-	out->in_flight -= prev->in_flight;
+	out->count = since(cur->count, prev->count);
+	out->errors = since(cur->errors, prev->errors);
+	out->total_ns = since(cur->total_ns, prev->total_ns);
+	out->in_flight = since(cur->in_flight, prev->in_flight);
 	for (j = 0; j < SYS_HIST_SLOTS; j++) {
-		out->hist[j] -= prev->hist[j];
-		out->hist_ns[j] -= prev->hist_ns[j];
+		out->hist[j] = since(cur->hist[j], prev->hist[j]);
+		out->hist_ns[j] = since(cur->hist_ns[j], prev->hist_ns[j]);
 	}
 }
 
 /*
  * Pass on what block @i counted since the last drain, and hand it back
- * (zeroed) once its process has been gone at two drains in a row: the
- * programs count a process's calls only while it lives, and its owner is
- * set a moment before its procs entry (common.bpf.h, proc_add).
+ * (zeroed) once its process has been gone for a second: the programs count
+ * a process's calls only while it lives, so what this drain read of a
+ * process gone since an earlier one is all there is; and a block's owner
+ * is set a moment before its process's procs entry names it
+ * (bpf/syscall.bpf.c, proc_fast_base), which two drains a scrape apart
+ * could both see.
  */
 static int drain_fast_block(struct collect *c, const struct collect_drain_ops *ops, uint32_t i,
 			    struct lp_sys_stat *vals)
@@ -325,11 +334,15 @@ static int drain_fast_block(struct collect *c, const struct collect_drain_ops *o
 	key = owner;
 	live = !bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.procs), &key, &proc) &&
 	       proc.fast_slot == i + 1;
-	if (live || !fb->gone) {
-		fb->gone = !live;
+	if (live) {
+		fb->gone_ns = 0;
 		return 0;
 	}
-	/* gone since the last drain, which read what it counted: zero it, hand it back */
+	if (!fb->gone_ns)
+		fb->gone_ns = now_ns();
+	if (now_ns() - fb->gone_ns < NSEC_PER_SEC)
+		return 0;
+	/* gone since an earlier drain, and this one read what it counted: zero, hand back */
 	memset(vals, 0, (size_t)ncpu * sizeof(*vals));
 	for (nr = 0; nr < LP_MAX_SYSCALL_NR; nr++) {
 		key = i * LP_MAX_SYSCALL_NR + nr;
@@ -448,12 +461,13 @@ int collect_load_stacks(struct collect *c)
 
 int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 {
-	int err = 0;
+	int err = 0, fast_err = 0;
 
 	if (c->o.cli.modes.syscall)
 		err = drain_map(c, c->skel->maps.sys_stats, ops, drain_sys);
-	if (!err && c->o.cli.modes.syscall)
-		err = drain_fast(c, ops);
+	/* the array is never emptied: a failure there stops no other drain */
+	if (c->o.cli.modes.syscall)
+		fast_err = drain_fast(c, ops);
 	if (!err && ops->sys)
 		err = collect_sys_spill(c, true, drain_spilled, (void *)ops);
 	if (!err && c->o.cli.modes.cpu)
@@ -462,5 +476,5 @@ int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 		err = drain_map(c, c->skel->maps.timed_samples, ops, drain_timed);
 	if (!err)
 		collect_drain_stacks(c);
-	return err;
+	return err ? err : fast_err;
 }

@@ -504,10 +504,10 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 			goto fail;
 	}
 	/* the caller's lists: not kept past the open */
-	c->o.cli.syscalls.items = NULL;
-	c->o.cli.comms.items = NULL;
-	c->o.cli.pids.items = NULL;
-	c->o.cli.debug_dirs.items = NULL;
+	c->o.cli.syscalls = (struct syscall_list){ 0 };
+	c->o.cli.comms = (struct comm_list){ 0 };
+	c->o.cli.pids = (struct pid_list){ 0 };
+	c->o.cli.debug_dirs = (struct debug_dir_list){ 0 };
 	*err = 0;
 	*why = NULL;
 	return c;

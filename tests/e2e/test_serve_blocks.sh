@@ -8,7 +8,8 @@
 # /metrics must hold each name's sum exactly: a block handed on unzeroed
 # counts its last owner twice, one handed back before its last read loses
 # calls. Every process must have had a block (the agent's debug log says
-# which it handed back), so blocks were reused.
+# which it handed back), so blocks were reused. With few blocks (many
+# CPUs) a process waits for a block to come back before it starts.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve_lib.sh"
 
@@ -30,8 +31,16 @@ blocks=$(sed -n 's/.*syscall stats: \([0-9]*\) blocks of the per-CPU array, hand
 [ -n "$blocks" ] || { diag_file "serve log" "$WORKDIR/serve.log"; fail "serve logged no block count"; }
 [ "$blocks" -gt 0 ] || skip "no block of the per-CPU array fits this machine's CPUs"
 
-# blocks + 4 processes, 0.5 s apart: a block comes back two drains (1-2 s)
-# after its process exits, so the last ones find blocks handed back
+# handed_back PID: the agent has handed back the block of PID
+handed_back()
+{
+	grep -q "syscall block [0-9]* of pid $1 handed back" "$WORKDIR/serve.log"
+}
+
+# blocks + 4 processes, 0.5 s apart; a block comes back 1-3 s after its
+# process exits (gone for a second, seen by once-a-second drains), so
+# process k, once every block has been taken, waits for the block of
+# process k - blocks (on 2 CPUs, 8 blocks, it finds it back already)
 n=$((blocks + 4))
 sum_a=0
 sum_b=0
@@ -39,6 +48,16 @@ pids=()
 for ((k = 0; k < n; k++)); do
 	name=$a
 	((k % 2)) && name=$b
+	if ((k >= blocks)); then
+		for ((i = 0; i < 100; i++)); do
+			handed_back "${pids[k - blocks]}" && break
+			sleep 0.1
+		done
+		handed_back "${pids[k - blocks]}" || {
+			diag_file "serve log" "$WORKDIR/serve.log"
+			fail "the block of process $((k - blocks)) (pid ${pids[k - blocks]}) not handed back 10 s on"
+		}
+	fi
 	"$WORKDIR/$name" $((2000 + k)) >"$WORKDIR/count.out" 2>&1 || fail "sys_count $k failed"
 	calls=$(kv "$WORKDIR/count.out" sys_count getppid)
 	pids+=("$(kv "$WORKDIR/count.out" sys_count pid)")
@@ -55,12 +74,11 @@ count()
 		"$WORKDIR/metrics.txt"
 }
 
-# every block handed back (its owner gone at two drains), then read
+# every block handed back (its owner gone for a second), then read
 for ((i = 0; i < 60; i++)); do
 	released=0
 	for p in "${pids[@]}"; do
-		grep -q "syscall block [0-9]* of pid $p handed back" "$WORKDIR/serve.log" &&
-			released=$((released + 1))
+		handed_back "$p" && released=$((released + 1))
 	done
 	[ "$released" = "$n" ] && break
 	sleep 0.5
