@@ -33,26 +33,10 @@ static int diff_args(struct flame_cmd *cmd, int argc, char **argv)
 		{ "no-normalize", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, err;
+	int err = flameopts_parse(cmd, argc, argv, longopts, "diff", diff_usage);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:o:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			printf("%s%s", diff_usage, flameopts_help);
-			return 1;
-		}
-		if (c == 'F' || c == 'N') {
-			cmd->force_folded |= c == 'F';
-			cmd->look.svg.normalize &= c != 'N';
-			continue;
-		}
-		err = flameopts_option(cmd, c, optarg);
-		if (err > 0)
-			pr_option_error("diff", argv, c);
-		if (err)
-			return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (argc - optind < 1 || argc - optind > 2) {
 		pr_err("want BEFORE AFTER (see 'latprof diff --help')");
 		return -EINVAL;

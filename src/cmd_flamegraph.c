@@ -30,25 +30,10 @@ static int flamegraph_args(struct flame_cmd *cmd, int argc, char **argv)
 		{ "folded", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, err;
+	int err = flameopts_parse(cmd, argc, argv, longopts, "flamegraph", flamegraph_usage);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:o:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			printf("%s%s", flamegraph_usage, flameopts_help);
-			return 1;
-		}
-		if (c == 'F') {
-			cmd->folded = optarg;
-			continue;
-		}
-		err = flameopts_option(cmd, c, optarg);
-		if (err > 0)
-			pr_option_error("flamegraph", argv, c);
-		if (err)
-			return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (argc - optind > (cmd->folded ? 0 : 1)) {
 		pr_err(cmd->folded ? "a profile FILE and --folded: choose one" :
 		       "too many arguments (one profile at a time)");

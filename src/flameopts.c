@@ -3,7 +3,9 @@
 #include "src/flameopts.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +73,14 @@ int flameopts_option(struct flame_cmd *cmd, int c, const char *arg)
 	case 'X': cmd->look.stack_flags |= STACKS_FLAG_NATIVE; return 0;
 	case 'n': cmd->look.svg.no_script = true; return 0;
 	case 'o': cmd->out = arg; return 0;
+	/* a verb's own, in its longopts only: flamegraph --folded FILE, diff --folded */
+	case 'F':
+		if (arg)
+			cmd->folded = arg;
+		else
+			cmd->force_folded = true;
+		return 0;
+	case 'N': cmd->look.svg.normalize = false; return 0;
 	case 'W':
 		if (parse_u64(arg, 200, 20000, &v)) {
 			pr_err("bad --width '%s' (want pixels, 200 to 20000)", arg);
@@ -132,4 +142,25 @@ int flameopts_check(const struct flame_cmd *cmd)
 	if (err)
 		pr_err("cannot write %s: %s", cmd->out, strerror(-err));
 	return err;
+}
+
+int flameopts_parse(struct flame_cmd *cmd, int argc, char **argv, const struct option *longopts,
+		    const char *verb, const char *usage)
+{
+	int c, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:o:h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("%s%s", usage, flameopts_help);
+			return 1;
+		}
+		err = flameopts_option(cmd, c, optarg);
+		if (err > 0)
+			pr_option_error(verb, argv, c);
+		if (err)
+			return -EINVAL;
+	}
+	return 0;
 }

@@ -41,8 +41,20 @@ extern const char flameopts_help[];
 	{ "output", required_argument, NULL, 'o' },                      \
 	{ "help", no_argument, NULL, 'h' }
 
-/* One of them, @c with @arg, into @cmd: 0, -EINVAL after printing, or 1 if @c is none. */
+/*
+ * One of them, @c with @arg, into @cmd, or a verb's own that its longopts
+ * hold: 'F' (--folded, with a FILE for flamegraph, without for diff) and 'N'
+ * (diff's --no-normalize). 0, -EINVAL after printing, or 1 if @c is none.
+ */
 int flameopts_option(struct flame_cmd *cmd, int c, const char *arg);
+
+/*
+ * Parse @verb's options with @longopts (FLAMEOPTS_LONGOPTS and its own),
+ * up to the first argument that is none (optind). 0, 1 after printing
+ * @usage and the options' help (--help), or -EINVAL after printing why.
+ */
+int flameopts_parse(struct flame_cmd *cmd, int argc, char **argv, const struct option *longopts,
+		    const char *verb, const char *usage);
 
 /* The checks both verbs make once the options are parsed: 0 or -EINVAL, printed. */
 int flameopts_check(const struct flame_cmd *cmd);
