@@ -59,7 +59,7 @@ $(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
 PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c \
-	$(wildcard src/collect/*.c) src/sampler.c src/cmd_serve.c src/serve.c \
+	$(wildcard src/collect/*.c) src/intervals.c src/cmd_serve.c src/serve.c \
 	src/serve_http.c src/mhd.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c)) $(wildcard symbolize/*.c) \
 	$(wildcard flamegraph/*.c)

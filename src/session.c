@@ -176,7 +176,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->start_wall_ns = wall_ns();
 	pr_debug("attached after %.1f ms", (s->attached_ns - s->start_ns) / 1e6);
 	if (cfg->kind == SESSION_KIND_PROFILE) {
-		err = sampler_start(&s->sampler, s->col, (uint64_t)(cfg->interval_s * 1e9),
+		err = intervals_start(&s->intervals, s->col, (uint64_t)(cfg->interval_s * 1e9),
 				    s->attached_ns, cfg->co->modes.cpu, cfg->co->modes.syscall);
 		if (err) {
 			pr_err("cannot start the timeline: %s", strerror(-err));
@@ -216,7 +216,7 @@ bool session_targets_alive(struct session *s)
 static int wait_ms(struct session *s, const struct session_loop *l, uint64_t t,
 		   uint64_t next_tick)
 {
-	int ms = s->sampling ? sampler_wait_ms(&s->sampler, t, 100) : 100;
+	int ms = s->sampling ? intervals_wait_ms(&s->intervals, t, 100) : 100;
 
 	if (l->tick && next_tick > t && (next_tick - t) / 1000000 < (uint64_t)ms)
 		ms = (next_tick - t + 999999) / 1000000;
@@ -245,7 +245,7 @@ int session_run(struct session *s, const struct session_loop *l)
 				break;
 		}
 		if (s->sampling) {
-			err = sampler_tick(&s->sampler, t, false);
+			err = intervals_tick(&s->intervals, t, false);
 			if (err) {
 				pr_err("cannot sample the timeline: %s", strerror(-err));
 				break;
@@ -345,14 +345,14 @@ static int store_processes(struct session *s, struct profile *p)
 		pi->status = s->child_status;
 		pi->has_status = true;
 	}
-	return sampler_store(&s->sampler, p);
+	return intervals_store(&s->intervals, p);
 }
 
 /* The timeline, the collectors and the symbolizer; idempotent. */
 static void free_recorders(struct session *s)
 {
 	if (s->sampling)
-		sampler_release(&s->sampler);
+		intervals_release(&s->intervals);
 	s->sampling = false;
 	collect_free(s->col);
 	s->col = NULL;
@@ -375,7 +375,7 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 	reap_command(s);
 	/* after detach: syscalls in flight at the stop count in the last interval */
 	if (!err && s->sampling)
-		err = sampler_tick(&s->sampler, s->end_ns, true);
+		err = intervals_tick(&s->intervals, s->end_ns, true);
 	if (!err)
 		err = collect_build_profile(s->col, p);
 	if (!err)

@@ -2,8 +2,8 @@
 /*
  * One BPF session, as record, serve's metrics and serve's profiles all run
  * it: the symbolizer, the collectors sized by one policy, a -- COMMAND
- * started held and released once the programs are attached, the timeline
- * sampler; one poll loop with a stop condition and a tick; one finish that
+ * started held and released once the programs are attached, the timeline's
+ * intervals (intervals.h); one poll loop with a stop condition and a tick; one finish that
  * detaches, stops the command, builds the profile and writes the same run
  * metadata (runmeta.h) wherever the profile is made. The only caller of
  * collect_open() and collect_attach(). Prints each failure once, with its
@@ -18,7 +18,7 @@
 #include "src/collect.h"
 #include "src/collectopts.h"
 #include "src/profile.h"
-#include "src/sampler.h"
+#include "src/intervals.h"
 #include "src/command.h"
 #include "symbolize/symbolize.h"
 
@@ -45,7 +45,7 @@ struct session {
 	struct child child;
 	bool have_child;
 	int child_status;		/* wait status, -1 while it runs */
-	struct sampler sampler;
+	struct intervals intervals;
 	bool sampling;
 	uint64_t start_ns;		/* session_init: latprof's start */
 	uint64_t attached_ns, end_ns;	/* CLOCK_MONOTONIC */

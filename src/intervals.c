@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Timeline and memory sampling of `record` (sampler.h). */
-#include "src/sampler.h"
+/* Timeline and memory sampling of `record`, interval by interval (intervals.h). */
+#include "src/intervals.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@
 #define TICK_BUDGET_DIV 4	/* a tick's reads of /proc: a quarter of the interval */
 #define PSS_BUDGET_DIV 100	/* smaps_rollup may take 1/100 of the time between reads */
 
-int sampler_start(struct sampler *s, struct collect *col, uint64_t interval_ns, uint64_t start_ns,
+int intervals_start(struct intervals *s, struct collect *col, uint64_t interval_ns, uint64_t start_ns,
 		  bool has_cpu, bool has_syscalls)
 {
 	memset(s, 0, sizeof(*s));
@@ -27,7 +27,7 @@ int sampler_start(struct sampler *s, struct collect *col, uint64_t interval_ns, 
 	return collect_counters(col, &s->tl.last);
 }
 
-int sampler_wait_ms(const struct sampler *s, uint64_t now_ns, int max_ms)
+int intervals_wait_ms(const struct intervals *s, uint64_t now_ns, int max_ms)
 {
 	uint64_t ms;
 
@@ -49,7 +49,7 @@ static int64_t last_pss(const struct proc_info *pi)
 }
 
 /* Read the memory of live process @pi; adds it to the interval's sums. */
-static int sample_process(struct sampler *s, struct proc_info *pi, uint64_t now,
+static int sample_process(struct intervals *s, struct proc_info *pi, uint64_t now,
 			  struct timeline_interval *iv)
 {
 	struct proc_tree *t = collect_procs(s->col);
@@ -76,7 +76,7 @@ static int sample_process(struct sampler *s, struct proc_info *pi, uint64_t now,
 	return proc_tree_add_memory(t, pi, now, rss, err ? -1 : (int64_t)pss);
 }
 
-int sampler_tick(struct sampler *s, uint64_t tick_ns, bool force)
+int intervals_tick(struct intervals *s, uint64_t tick_ns, bool force)
 {
 	struct proc_tree *t = collect_procs(s->col);
 	struct timeline_interval iv = { 0 };
@@ -122,14 +122,14 @@ int sampler_tick(struct sampler *s, uint64_t tick_ns, bool force)
 	return err;
 }
 
-int sampler_store(struct sampler *s, struct profile *p)
+int intervals_store(struct intervals *s, struct profile *p)
 {
 	int err = timeline_store(&s->tl, p);
 
 	return err ? err : proc_tree_store(collect_procs(s->col), p, s->start_ns);
 }
 
-void sampler_release(struct sampler *s)
+void intervals_release(struct intervals *s)
 {
 	timeline_release(&s->tl);
 }
