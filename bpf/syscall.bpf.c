@@ -199,10 +199,13 @@ static __always_inline __u32 fast_slot_alloc(__u32 tgid)
 
 /*
  * The first index of @proc's block of sys_fast, or -1 (its calls go to the
- * hash). The block is claimed at the process's first syscall, not when it
- * becomes a target: with -a the CPU sampler makes every process a target,
- * kernel threads too, which make no syscall and never exit. A process that
- * found none free tries again at its next thread's first syscall.
+ * hash). The block is claimed when a thread of the process first needs its
+ * state (its first syscall, or first switch off the CPU with --mode
+ * offcpu), not when it becomes a target: with -a the CPU sampler makes
+ * every process a target, kernel threads too, which make no syscall and
+ * never exit. Processes named by -p or started as the command get theirs
+ * from user space before attach (collect_add_pid). A process that found
+ * none free tries again at its next thread's first need.
  */
 static __always_inline __s32 proc_fast_base(struct lp_proc *proc, __u32 tgid)
 {

@@ -13,14 +13,14 @@
 #define TICK_BUDGET_DIV 4	/* a tick's reads of /proc: a quarter of the interval */
 #define PSS_BUDGET_DIV 100	/* smaps_rollup may take 1/100 of the time between reads */
 
-int intervals_start(struct intervals *s, struct collect *col, uint64_t interval_ns, uint64_t start_ns,
-		  bool has_cpu, bool has_syscalls)
+int intervals_start(struct intervals *s, struct collect *col, uint64_t interval_ns,
+		    uint64_t start_ns, bool has_cpu, bool has_syscalls)
 {
 	memset(s, 0, sizeof(*s));
 	s->col = col;
 	s->start_ns = start_ns;
 	s->next_ns = start_ns + interval_ns;
-	timeline_init(&s->tl, interval_ns, SAMPLER_MAX_INTERVALS);
+	timeline_init(&s->tl, interval_ns, INTERVALS_MAX);
 	s->tl.start_ns = start_ns;
 	s->tl.has_cpu = has_cpu;
 	s->tl.has_syscalls = has_syscalls;

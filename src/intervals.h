@@ -19,7 +19,7 @@
 #include "src/profile.h"
 #include "src/timeline.h"
 
-#define SAMPLER_MAX_INTERVALS 3600	/* then intervals merge in pairs (timeline.h) */
+#define INTERVALS_MAX 3600	/* then intervals merge in pairs (timeline.h) */
 
 struct intervals {
 	struct collect *col;	/* borrowed */
@@ -34,8 +34,8 @@ struct intervals {
  * Start sampling @col every @interval_ns from @start_ns (now): the counters
  * so far are the baseline. 0 or -errno.
  */
-int intervals_start(struct intervals *s, struct collect *col, uint64_t interval_ns, uint64_t start_ns,
-		  bool has_cpu, bool has_syscalls);
+int intervals_start(struct intervals *s, struct collect *col, uint64_t interval_ns,
+		    uint64_t start_ns, bool has_cpu, bool has_syscalls);
 
 /* Milliseconds from @now_ns to the next boundary (0 when due), at most @max_ms. */
 int intervals_wait_ms(const struct intervals *s, uint64_t now_ns, int max_ms);

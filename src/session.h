@@ -2,10 +2,11 @@
 /*
  * One BPF session, as record, serve's metrics and serve's profiles all run
  * it: the symbolizer, the collectors sized by one policy, a -- COMMAND
- * started held and released once the programs are attached, the timeline's
- * intervals (intervals.h); one poll loop with a stop condition and a tick; one finish that
- * detaches, stops the command, builds the profile and writes the same run
- * metadata (runmeta.h) wherever the profile is made. The only caller of
+ * started held and released once the programs are attached, the
+ * timeline's intervals (intervals.h); one poll loop with a stop condition
+ * and a tick; one finish that detaches, stops the command, builds the
+ * profile and writes the same run metadata (runmeta.h) wherever the
+ * profile is made. The only caller of
  * collect_open() and collect_attach(). Prints each failure once, with its
  * context.
  */

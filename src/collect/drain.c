@@ -306,8 +306,12 @@ static int drain_fast_block(struct collect *c, const struct collect_drain_ops *o
 	struct sys_stat cur, delta;
 	bool live;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.fast_slots), &key, &owner) || !owner)
+	/* free (a thread that lost the claim gives it back): forget what was seen */
+	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.fast_slots), &key, &owner) || !owner) {
+		if (fb->owner)
+			fast_block_reset(fb);
 		return 0;
+	}
 	if (fb->owner != owner)
 		fast_block_reset(fb);
 	fb->owner = owner;

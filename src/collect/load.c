@@ -508,6 +508,7 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	c->o.cli.comms = (struct comm_list){ 0 };
 	c->o.cli.pids = (struct pid_list){ 0 };
 	c->o.cli.debug_dirs = (struct debug_dir_list){ 0 };
+	c->o.cli.syscalls_arg = NULL;
 	*err = 0;
 	*why = NULL;
 	return c;
