@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 
 struct flame {
 	struct strtab *names;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* Scratch space reused line after line: a copy of the stack, frame pointers. */
 struct folded_scratch {

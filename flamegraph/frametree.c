@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 struct open_path {
 	size_t *items;	/* node index at each depth */

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* A base colour and how far each channel may move up from it. */
 struct color_range {

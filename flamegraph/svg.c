@@ -17,7 +17,7 @@
 #include "flamegraph/frametree.h"
 #include "flamegraph/xml.h"
 #include "gen/viewer_js.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define FRAME_H 16		/* one stack level, 1 px of it a gap */
 #define XPAD 10			/* left and right margins */

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /*
  * Bytes of the character at @s if XML may hold it, 0 if not: malformed

@@ -16,7 +16,7 @@
 
 #include <gelf.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static const char *base_name(const char *path)
 {

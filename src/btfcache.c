@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A cache of minimized kernel BTF, made by bpftool (see btfcache.h). */
-#include "btfcache.h"
+#include "src/btfcache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "util.h"
+#include "src/lib/util.h"
 
 #define BTFCACHE_VMLINUX "/sys/kernel/btf/vmlinux"
 #define BTFCACHE_END_BYTES (64 * 1024)	/* hashed from each end of the kernel's BTF */

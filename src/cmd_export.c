@@ -11,7 +11,7 @@
 #include "src/export_formats.h"
 #include "src/pprof.h"
 #include "src/stacks.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 static const char export_usage[] =

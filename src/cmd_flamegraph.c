@@ -10,7 +10,7 @@
 #include "src/flameopts.h"
 #include "src/weight.h"
 #include "src/stacks_load.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 static const char flamegraph_usage[] =

@@ -12,7 +12,7 @@
 #include "src/record.h"
 #include "src/stacks.h"
 #include "src/command.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 enum {

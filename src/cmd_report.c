@@ -16,7 +16,7 @@
 #include "src/weight.h"
 #include "src/report.h"
 #include "src/stacks.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 static const char report_usage[] =

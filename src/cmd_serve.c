@@ -10,7 +10,7 @@
 #include "src/serve.h"
 #include "src/serve_parse.h"
 #include "src/command.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 /* The largest token file read. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "src/addr2line.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 #include "symbolize/symbolize.h"
 

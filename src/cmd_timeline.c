@@ -12,7 +12,7 @@
 #include "src/pprof.h"
 #include "src/weight.h"
 #include "src/timeline_svg.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 static const char timeline_usage[] =

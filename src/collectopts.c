@@ -16,7 +16,7 @@
 #include "bpf/latprof.h"
 #include "src/config.h"
 #include "src/syscalls.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 const char collectopts_usage_targets[] =

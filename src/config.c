@@ -10,7 +10,7 @@
 
 #include <yaml.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 struct config_parser {
 	yaml_parser_t p;

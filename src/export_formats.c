@@ -16,7 +16,7 @@
 #include "src/stackflame.h"
 #include "src/stacks.h"
 #include "src/stacks_svg.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 typedef int (*export_write_fn)(FILE *out, const struct profile *p, const struct export_opts *o);
 

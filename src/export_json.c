@@ -15,7 +15,7 @@
 #include "src/syscalls.h"
 #include "src/sysstats.h"
 #include "src/timeline.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define JSON_VERSION 1
 

@@ -9,7 +9,7 @@
 #include "src/pprof.h"
 #include "src/pyview.h"
 #include "src/stacks.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 struct locs {
 	uint64_t *items;

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/runmeta.h"
 #include "src/sysstats.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* Buckets 0..30 have an upper bound; slot 31 is open-ended: only +Inf. */
 #define PROM_BOUNDED_SLOTS (SYS_HIST_SLOTS - 1)

@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "src/export_json.h"
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/pyview.h"
 #include "src/stacks.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 

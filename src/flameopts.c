@@ -12,7 +12,7 @@
 #include "flamegraph/svg.h"
 #include "src/weight.h"
 #include "src/stacks.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 const char flameopts_help[] =

@@ -8,7 +8,7 @@
 
 #include "src/procmem.h"
 #include "src/proctree.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define TICK_BUDGET_DIV 4	/* a tick's reads of /proc: a quarter of the interval */
 #define PSS_BUDGET_DIV 100	/* smaps_rollup may take 1/100 of the time between reads */

@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 
 #define AT_CWD_FD -100
 

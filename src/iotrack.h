@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/profile.h"
 
 #define IOTRACK_MAX_STORED 10000

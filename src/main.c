@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "src/privs.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "src/verbs.h"
 
 struct verb {

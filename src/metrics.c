@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/metrics_priv.h"
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 
 /* A table of this many live processes is dropped and refilled from /proc. */
 #define METRICS_MAX_PROCS 65536

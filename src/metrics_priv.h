@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/hashmap.h"
-#include "src/strtab.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/strtab.h"
 #include "src/sysstats.h"
 
 #define METRICS_COMM_LEN 16

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "src/export_prom.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static int cmp_sys(const void *a, const void *b)
 {

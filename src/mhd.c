@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #ifndef MHD_SONAME
 #define MHD_SONAME "libmicrohttpd.so.12"	/* Debian 12; the Makefile reads the real one */

@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "src/pprof_pb.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define MAX_INFLATED (1ULL << 30)
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/pprof_pb.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* The string table being built; interned pointer -> index + 1. */
 struct str_index {

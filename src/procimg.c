@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static const unsigned int refresh_delays_ms[] = { 5, 20, 100, 500 };
 #define REFRESH_PERIOD_MS 2000

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "symbolize/symbolize.h"
 
 #define PROC_IMAGE_COMM_LEN 16

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* The value of the line "NAME:  N kB" in @text. */
 static bool kb_line(const char *text, const char *name, uint64_t *kb)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "src/proctree_priv.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* An ended process a fold may take. */
 struct fold_cand {

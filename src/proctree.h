@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/profile.h"
 
 #define PROC_COMM_LEN 16

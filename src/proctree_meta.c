@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/profile.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define META_PREFIX "process."
 #define FOLDED_PREFIX "process_folded."

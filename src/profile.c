@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/hashmap.h"
-#include "src/util.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/util.h"
 
 /*
  * Dedup indexes. Strings are interned, so a function is keyed by the three

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 
 /* The value columns latprof writes (pprof sample types). */
 #define PROFILE_TYPE_SAMPLES "samples"		/* unit "count" */

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/profile.h"
 #include "src/pystacks_priv.h"
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 #include "symbolize/pycode.h"
 
 #define PROBE_FIRST_DELAY_NS (5 * 1000 * 1000ULL)

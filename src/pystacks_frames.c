@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/hashmap.h"
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 #include "symbolize/pycode.h"
 #include "symbolize/symbolize.h"
 

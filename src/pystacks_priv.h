@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/hashmap.h"
-#include "src/strtab.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/strtab.h"
 #include "symbolize/pycode.h"
 #include "symbolize/python.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "src/syslib.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 enum pyview_kind {
 	PYVIEW_KIND_OTHER,	/* a program's or an extension's frame, the kernel, unknown */

@@ -15,7 +15,7 @@
 
 #include "src/session.h"
 #include "src/sysstats.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static volatile sig_atomic_t stop_requested;
 

@@ -8,7 +8,7 @@
 #include "src/export_formats.h"
 #include "src/weight.h"
 #include "src/pprof.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /*
  * A name without an extension, or ending in .pb or .pprof, is the full

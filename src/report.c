@@ -15,13 +15,13 @@
 #include <time.h>
 
 #include "flamegraph/flame.h"
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/weight.h"
 #include "src/report_fmt.h"
 #include "src/runmeta.h"
 #include "src/stackflame.h"
 #include "src/stacks.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 struct func_stat {
 	const char *name;	/* interned: the key */

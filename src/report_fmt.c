@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 const char *report_fmt_bold(bool color)
 {

@@ -19,7 +19,7 @@
 #include "src/proctree.h"
 #include "src/report_fmt.h"
 #include "src/timeline.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define PROC_ROWS 40		/* processes listed */
 #define FOLDED_ROWS 10		/* folded names listed */

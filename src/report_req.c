@@ -17,7 +17,7 @@
 #include "src/report_fmt.h"
 #include "src/requests.h"
 #include "src/runmeta.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static int cmp_duration_desc(const void *a, const void *b)
 {

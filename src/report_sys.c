@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/report_fmt.h"
 #include "src/runmeta.h"
 #include "src/stacks.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define SITE_FRAMES 4	/* innermost frames that name a call site */
 #define SITE_WIDTH 54	/* columns for them */

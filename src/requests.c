@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define REQUEST_FIELDS 14
 

@@ -22,7 +22,7 @@
 #include "src/metrics.h"
 #include "src/serve_http.h"
 #include "src/session.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* Distinct process names (and (name, syscall) pairs) with their own series. */
 #define SERVE_MAX_SERIES 2000

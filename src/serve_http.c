@@ -24,7 +24,7 @@
 #include "src/session.h"
 #include "src/stacks.h"
 #include "src/stacks_svg.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* Open connections at once; each one is a thread. */
 #define HTTP_MAX_CONNECTIONS 64

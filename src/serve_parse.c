@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "src/weight.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* A numeric query parameter in [min, max]; absent keeps *out. */
 static int query_u64(serve_query_get_fn *get, void *ctx, const char *key, uint64_t min,

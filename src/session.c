@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "src/runmeta.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /*
  * The sizing policy, in one place. A profile session keeps stacks: up to

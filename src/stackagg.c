@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 struct stackagg {
 	struct { struct stackagg_entry **items; size_t nr, alloc; } entries;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "src/stacks.h"
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 
 int stacks_to_flame(const struct profile *p, const struct profile_weight *w, unsigned flags,
 		    struct flame *f)

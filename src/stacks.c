@@ -10,7 +10,7 @@
 
 #include "src/pyview.h"
 #include "src/syslib.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static const char *base_name(const char *path)
 {

@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "src/profile.h"
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 
 enum stacks_flag {
 	STACKS_FLAG_PER_PID = 1 << 0,	/* first frame "comm-PID" instead of "comm" */

@@ -15,7 +15,7 @@
 
 #include "flamegraph/folded.h"
 #include "src/weight.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define FOLDED_STDIN_MAX (1ULL << 30)	/* a pipe cannot make us allocate without end */
 

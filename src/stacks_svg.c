@@ -14,7 +14,7 @@
 #include "src/stackflame.h"
 #include "src/stacks.h"
 #include "src/syscalls.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* What a weight means on the picture, also for folded input (no profile to ask). */
 static const struct weight_look {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static const char *const names[] = {
 #include "gen/syscall_table.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 uint32_t sys_exited_name_pid(size_t i)
 {

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/sysstats.h"
 
 #define SYS_EXITED_KEPT 128

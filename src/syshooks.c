@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The syscall hooks' tp_btf builds, attached without the kernel's whole BTF (see syshooks.h). */
-#include "syshooks.h"
+#include "src/syshooks.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include <bpf/bpf.h>
 
-#include "btfcache.h"
+#include "src/btfcache.h"
 
 #define SYSHOOKS_SEC "lp_tp_btf/"
 

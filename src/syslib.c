@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 bool syslib_is(const char *file)
 {

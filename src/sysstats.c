@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "src/syscalls.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define META_PREFIX "syscall."
 

@@ -7,7 +7,7 @@
 
 #include "src/stacks.h"
 #include "src/syscalls.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w)
 {

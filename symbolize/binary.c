@@ -28,9 +28,9 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
-#include "src/strtab.h"
-#include "src/hashmap.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/util.h"
 
 /* A function symbol, in module addresses. */
 struct binary_sym {

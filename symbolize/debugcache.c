@@ -27,7 +27,7 @@
 
 #include <elfutils/libdwelf.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define DEBUGCACHE_SUBDIR "debug"
 /* A temporary file this old was left by a process that died writing it. */

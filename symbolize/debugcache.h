@@ -8,7 +8,7 @@
  * record and every serve pull, and the zlib time with it. The first time
  * such a file is used, a copy with each section inflated is written (by
  * libelf) under CACHE/debug/.build-id/xx/yyyy.debug, where CACHE is
- * cache_dir() (src/util.h); from then on libdw maps that copy and reads
+ * cache_dir() (src/lib/util.h); from then on libdw maps that copy and reads
  * only the pages it touches, which the kernel can drop again.
  *
  * A copy is offered only while a debug file for the binary is still where

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "symbolize/debugcache.h"
 
 #define SYSTEM_DEBUG_DIR "/usr/lib/debug"

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 
 #define KERNEL_MAP_NAME "[kernel.kallsyms]"
 

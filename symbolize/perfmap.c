@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 #include "symbolize/procroot.h"
 
 /* A perf map larger than this is refused: the target writes it, we read it. */

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 int root_open(int rootfd, const char *path, int flags)
 {

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #define V(minor) PY_VERSION_OF(3, minor, 0)
 #define F(field) offsetof(struct py_offsets, field)

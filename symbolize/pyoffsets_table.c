@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static const struct py_offsets pyoffsets_table[] = {
 #include "symbolize/pyoffsets_table.h"

@@ -30,8 +30,8 @@
 #include <elfutils/libdwelf.h>
 #include <libelf.h>
 
-#include "src/hashmap.h"
-#include "src/util.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/util.h"
 #include "symbolize/pycheck.h"
 #include "symbolize/pyeval.h"
 #include "symbolize/pyversion.h"

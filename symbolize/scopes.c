@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 struct scope_range {
 	Dwarf_Addr lo, hi;

@@ -23,11 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/strtab.h"
-#include "src/util.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
 #include "symbolize/binary.h"
 #include "symbolize/debuginfo.h"
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/procroot.h"

@@ -33,7 +33,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* An executable mapping [start, limit) of the process. */
 struct unw_range {

@@ -30,7 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "latprof.skel.h"
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 #include "src/iotrack.h"
 #include "src/procimg.h"
 #include "src/proctree.h"
@@ -40,7 +40,7 @@
 #include "src/syscalls.h"
 #include "src/sysexited.h"
 #include "src/sysstats.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 /* Names of enum lp_stat, as they appear in metadata ("lost.NAME"). */
 extern const char *const collect_stat_names[LP_STAT_NR];

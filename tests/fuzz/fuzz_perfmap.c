@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 #include "symbolize/perfmap.h"
 
 #define FUZZ_HEADER 16

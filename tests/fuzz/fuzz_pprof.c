@@ -19,7 +19,7 @@
 #include "src/profile.h"
 #include "src/report.h"
 #include "src/timeline.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 
 static FILE *devnull;
 

@@ -30,7 +30,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 #include "symbolize/binary.h"
 #include "symbolize/debuginfo.h"
 #include "symbolize/kallsyms.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "src/metrics.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "tests/unit/check.h"
 
 #define TTL_NS (10 * NSEC_PER_SEC)

@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 #include "symbolize/procroot.h"
 #include "symbolize/symbolize.h"
 #include "tests/unit/check.h"

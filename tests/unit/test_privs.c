@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "src/privs.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "tests/unit/check.h"
 
 /* The hex value of "FIELD:" in /proc/self/status, or ~0 when missing. */

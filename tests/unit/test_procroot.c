@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "symbolize/procroot.h"
 #include "tests/unit/check.h"
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "src/profile.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "tests/unit/check.h"
 
 #define NR_KEYS 100000

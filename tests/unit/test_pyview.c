@@ -27,7 +27,7 @@
 #include "src/pyview.h"
 #include "src/report.h"
 #include "src/stacks.h"
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 #include "tests/unit/check.h"
 
 enum { COL_SYSCALLS, COL_LATENCY, COL_NR };

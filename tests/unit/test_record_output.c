@@ -14,7 +14,7 @@
 #include "src/export_formats.h"
 #include "src/weight.h"
 #include "src/record_output.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "tests/unit/check.h"
 
 static int format_of(const char *path, const char *weight, bool cpu, bool sys, bool off)

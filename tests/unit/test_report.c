@@ -63,11 +63,11 @@
 #include "src/report.h"
 #include "src/requests.h"
 #include "src/stacks.h"
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
 #include "src/timeline.h"
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "tests/unit/check.h"
 #include "tests/unit/golden.h"
 

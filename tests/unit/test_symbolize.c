@@ -31,7 +31,7 @@
 
 #include <gelf.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "tests/unit/check.h"
 
 #define barrier() __asm__ __volatile__("" ::: "memory")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * src/util write_file_atomic: a file is written completely or not at all.
+ * src/lib/util write_file_atomic: a file is written completely or not at all.
  * A write that fails part-way (here: past RLIMIT_FSIZE, as a full disk
  * would) leaves neither the file nor its temporary behind, and the error is
  * the one the kernel gave (-EFBIG), not the writer's generic -EIO. A FIFO
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/util.h"
+#include "src/lib/util.h"
 #include "tests/unit/check.h"
 
 /* Writes 1 MiB and, as every latprof writer does, reports a stream error as -EIO. */

@@ -4,7 +4,7 @@
  * with a 64-bit mixer (splitmix64's finalizer), which spreads the page-aligned
  * addresses and small integers this map mostly sees.
  */
-#include "src/hashmap.h"
+#include "src/lib/hashmap.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * individually allocated copies. Pointers never move, so callers may keep them
  * until the table is freed.
  */
-#include "src/strtab.h"
+#include "src/lib/strtab.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Leaf utilities: logging, array growth, atomic file writes, small parsers. */
-#include "src/util.h"
+#include "src/lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
