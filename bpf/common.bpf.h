@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What every latprof BPF program shares: the maps and configuration defined in
- * targets.bpf.c (declared extern here; bpftool links the objects into one),
- * and the target check that each program does first.
+ * What every latprof BPF program shares: the maps and configuration defined
+ * in targets.bpf.c (declared extern here; bpftool links the objects into
+ * one), loss counters, lifecycle events, and the helpers for maps and
+ * syscall numbers. The concerns built on it have a header each:
+ * targets.bpf.h (which processes are traced), task.bpf.h (per-thread state),
+ * stacks.bpf.h (stack ids), ustack.bpf.h and python.bpf.h (DWARF user stacks
+ * and Python frames), track.bpf.h and waits.bpf.h (what the syscall hooks
+ * follow). Headers declare; each map and global is defined in one .bpf.c.
+ *
+ * Names: a program is on_<hook> (on_cpu_sample, on_sys_enter and its
+ * tp_btf build on_sys_enter_btf, on_sched_switch, on_iter_task) and no
+ * helper starts with on_, so a name in bpftool's list or bpf_stats is
+ * always a program; helpers start with their concern (task_, stack_,
+ * sys_, waits_, ...).
  */
 #ifndef LATPROF_COMMON_BPF_H
 #define LATPROF_COMMON_BPF_H
@@ -29,6 +40,10 @@ extern const volatile __u32 cfg_self_tgid;	/* latprof itself: never a target */
 extern const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN];
 extern const volatile __u32 cfg_sys_fast_slots;	/* <= LP_SYS_FAST_SLOTS */
 extern const volatile __u32 cfg_bpf_loop;	/* the kernel has bpf_loop (5.17) */
+extern const volatile __u32 cfg_offcpu;	/* --mode offcpu */
+extern const volatile __u64 cfg_offcpu_min_ns;	/* --min-block */
+extern const volatile __u32 cfg_sys_filter_on;	/* --syscalls given */
+extern const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR];	/* its numbers */
 extern __u64 lp_target_bits[LP_TARGET_WORDS];	/* latprof.h */
 extern __u32 lp_proc_stamps;	/* the last struct lp_proc.stamp given */
 extern __u64 lp_regs_cache[LP_REGS_CACHE_SLOTS];	/* latprof.h */
@@ -98,6 +113,14 @@ struct task_slots_map {
 	__type(value, struct lp_task_slot);
 };
 
+/* Time charged to frame-pointer stacks (stacks.bpf.h, timed_add). */
+struct timed_samples_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);	/* resized by user space before load */
+	__type(key, struct lp_timed_key);
+	__type(value, struct lp_timed_value);
+};
+
 extern struct procs_map procs SEC(".maps");
 extern struct task_slots_map task_slots SEC(".maps");
 extern struct fast_slots_map fast_slots SEC(".maps");
@@ -107,6 +130,7 @@ extern __u32 stack_next_id;	/* ids handed out so far */
 extern const volatile __u32 cfg_max_stacks;	/* the stacks map's max_entries */
 extern struct stats_map stats SEC(".maps");
 extern struct events_map events SEC(".maps");
+extern struct timed_samples_map timed_samples SEC(".maps");
 
 static __always_inline void stat_inc(__u32 stat)
 {
@@ -135,125 +159,24 @@ static __always_inline void event_send(__u32 type, __u32 pid, __u32 ppid, __u32 
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* Count a stack_get failure: the map full, the stack unreadable, or other. */
-static __always_inline void count_stack_error(__s32 id, __u32 full, __u32 efault, __u32 other)
-{
-	if (id >= 0)
-		return;
-	if (id == -ENOSPC)
-		stat_inc(full);
-	else if (id == -EFAULT)
-		stat_inc(efault);
-	else
-		stat_inc(other);
-}
-
-struct stack_hash_state {
-	const struct lp_stack *st;
-	__u64 h;
-};
-
-/* One frame into the hash: multiply and fold. */
-static __always_inline long stack_hash_step(__u32 i, struct stack_hash_state *c)
-{
-	if (i >= LP_STACK_FRAMES)
-		return 1;
-	c->h ^= c->st->ips[i];
-	c->h *= 0xff51afd7ed558ccdULL;
-	c->h ^= c->h >> 32;
-	return 0;
-}
-
-static long stack_hash_cb(__u32 i, void *c)
-{
-	return stack_hash_step(i, c);
-}
-
 /*
- * A 64-bit hash of the @nr frames of @st. In bpf_loop (5.17) the verifier
- * goes through the step once; unrolled, the 119 steps of each of the
- * sampler's two calls made on_cpu_sample 2,700 instructions and 4 ms longer
- * to load.
+ * The value of @key in the hash @map, added as *@init when missing (by this
+ * call, or by another CPU first); NULL when it cannot be added: the map
+ * full, or no free element for now. When the key was missing, the update's
+ * result goes to *@err if @err is not NULL (0: this call added it).
  */
-static __always_inline __u64 stack_hash(const struct lp_stack *st, __u32 nr)
+static __always_inline void *map_lookup_or_init(void *map, const void *key, const void *init,
+						long *err)
 {
-	struct stack_hash_state c = { .st = st, .h = (nr + 1) * 0x9e3779b97f4a7c15ULL };
-	__u32 i;
+	void *v = bpf_map_lookup_elem(map, key);
+	long e;
 
-	if (cfg_bpf_loop) {
-		bpf_loop(nr, stack_hash_cb, &c, 0);
-		return c.h;
-	}
-	for (i = 0; i < LP_STACK_FRAMES && i < nr; i++)
-		stack_hash_step(i, &c);
-	return c.h;
-}
-
-/*
- * The id of the stack of @ctx (@flags as for bpf_get_stack: 0 for the
- * kernel stack, BPF_F_USER_STACK), added to the stacks map when new.
- * bpf_get_stackid's map is a hash table without chains: a stack whose
- * bucket holds another one is refused (-EEXIST) at birthday odds, long
- * before the map is full (2500 distinct stacks in 4096 buckets lose 630).
- * Here the kernel's hash table keeps both, so a stack is lost only when
- * cfg_max_stacks are taken (-ENOSPC). Two stacks of the same 64-bit hash
- * are told apart by depth and leaf frame and the second one is refused
- * (-EEXIST, counted as an error: not seen so far). @sampler: the CPU
- * sampler, which can interrupt a tracepoint program's stack_get on the
- * same CPU, uses its own scratch record.
- */
-static __always_inline __s32 stack_get(void *ctx, __u64 flags, const bool sampler)
-{
-	__u32 slot = sampler ? 0 : 1, nr;
-	struct lp_stack *st, *old;
-	long len, err;
-	__u64 h;
-
-	st = bpf_map_lookup_elem(&stack_scratch, &slot);
-	if (!st)
-		return -ENOENT;
-	/* the helper zeroes the rest of ips[] */
-	len = bpf_get_stack(ctx, st->ips, sizeof(st->ips), flags);
-	if (len <= 0)
-		return len < 0 ? len : -EFAULT;
-	nr = len / sizeof(st->ips[0]);
-	h = stack_hash(st, nr);
-	old = bpf_map_lookup_elem(&stacks, &h);
-	if (!old) {
-		if (stack_next_id >= cfg_max_stacks)
-			return -ENOSPC;
-		st->id = __sync_fetch_and_add(&stack_next_id, 1);
-		st->nr = nr;
-		err = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
-		if (!err)
-			return st->id;
-		/* full (-E2BIG), an allocation failed, or another CPU added it first */
-		if (err != -EEXIST)
-			return err == -E2BIG ? -ENOSPC : err;
-		old = bpf_map_lookup_elem(&stacks, &h);
-		if (!old)
-			return -ENOENT;
-	}
-	if (old->nr != nr || old->ips[0] != st->ips[0])
-		return -EEXIST;
-	return old->id;
-}
-
-static __always_inline bool comm_matches(const char *comm)
-{
-	__u32 i, j;
-
-	for (i = 0; i < LP_MAX_COMMS && i < cfg_nr_comms; i++) {
-		for (j = 0; j < LP_COMM_LEN; j++) {
-			if (comm[j] != cfg_comms[i][j])
-				break;
-			if (!comm[j])
-				return true;
-		}
-		if (j == LP_COMM_LEN)
-			return true;
-	}
-	return false;
+	if (v)
+		return v;
+	e = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (err)
+		*err = e;
+	return bpf_map_lookup_elem(map, key);
 }
 
 /*
@@ -261,7 +184,7 @@ static __always_inline bool comm_matches(const char *comm)
  * array of that size, masked where the verifier sees it: the compiler drops a
  * mask it can prove redundant, and 6.1's verifier loses the bound of a value
  * spilled to the stack and filled into another register ("unbounded memory
- * access" in tp_sys_exit with --requests, found by make check-kernels).
+ * access" in on_sys_exit with --requests, found by make check-kernels).
  */
 static __always_inline __u32 sys_index(long nr)
 {
@@ -271,21 +194,14 @@ static __always_inline __u32 sys_index(long nr)
 	return i & (LP_MAX_SYSCALL_NR - 1);
 }
 
-/*
- * Can @tgid be a target? false is certain (its bit is clear, and neither -a
- * nor --comm can make it one now); true has to be confirmed in procs.
- */
-static __always_inline bool maybe_target(__u32 tgid)
+/* Is syscall @nr one --syscalls asks for (all of them without it)? */
+static __always_inline bool sys_traced(long nr)
 {
-	if (cfg_all || cfg_nr_comms)
+	if (nr < 0)
+		return false;
+	if (!cfg_sys_filter_on)
 		return true;
-	return lp_target_bits[(tgid / 64) & (LP_TARGET_WORDS - 1)] & (1ULL << (tgid & 63));
-}
-
-static __always_inline void target_bit_set(__u32 tgid)
-{
-	__sync_fetch_and_or(&lp_target_bits[(tgid / 64) & (LP_TARGET_WORDS - 1)],
-			    1ULL << (tgid & 63));
+	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[sys_index(nr)];
 }
 
 /*
@@ -294,200 +210,5 @@ static __always_inline void target_bit_set(__u32 tgid)
  * the pointer), a probe read when it is raw_tp (to the verifier a number).
  */
 #define SYS_REG(regs, typed, field) ((typed) ? (regs)->field : BPF_CORE_READ(regs, field))
-
-/*
- * The regs cache's key for the thread whose syscall registers are at @regs:
- * the address's bits 14-61 (x86_64 kernel stacks are 16 KiB or more, so no
- * two live threads share them; 57-bit addresses fit).
- */
-static __always_inline __u64 regs_key(__u64 regs)
-{
-	return (regs >> 14) & ((1ULL << (64 - LP_REGS_VAL_BITS)) - 1);
-}
-
-static __always_inline __u64 *regs_cache_entry(__u64 key)
-{
-	return &lp_regs_cache[key & (LP_REGS_CACHE_SLOTS - 1)];
-}
-
-/*
- * Cache @val (LP_REGS_NOT_TARGET, or a task_slots index + 1) for the current
- * thread @task, whose registers are at @regs. The first call learns where a
- * thread's registers are from the start of its stack, which
- * regs_cache_forget needs; an unlikely answer turns the cache off.
- */
-static __always_inline void regs_cache_put(struct task_struct *task, __u64 regs, __u64 val)
-{
-	__u64 off = lp_regs_offset;
-
-	if (!off) {
-		off = regs - (__u64)task->stack;
-		off = off >= 8192 && off < 65536 ? off : 1;
-		lp_regs_offset = off;
-	}
-	if (off != 1)
-		*regs_cache_entry(regs_key(regs)) = regs_key(regs) << LP_REGS_VAL_BITS | val;
-}
-
-/*
- * Clear the entry of new task @child's registers (at fork, before it runs):
- * what was cached for a thread that had the same kernel stack before is not
- * about this one.
- */
-static __always_inline void regs_cache_forget(struct task_struct *child)
-{
-	__u64 off = lp_regs_offset, key, *e, old;
-
-	if (off <= 1)
-		return;
-	key = regs_key((__u64)BPF_CORE_READ(child, stack) + off);
-	e = regs_cache_entry(key);
-	old = *e;
-	if (old >> LP_REGS_VAL_BITS == key)
-		__sync_val_compare_and_swap(e, old, 0);
-}
-
-/*
- * The task_slots slot owned by thread @tid that started at @start (its
- * task_struct's pid and start_time), or NULL: at its tid modulo
- * LP_TASK_SLOTS or one of the LP_TASK_PROBES after it (its index in *@slot).
- * Inlined array lookups: the task-storage helper this replaces cost 20-30 ns
- * per call (docs/performance.md).
- */
-static __always_inline struct lp_task_slot *task_slot_find(__u32 tid, __u64 start, __u32 *slot)
-{
-	struct lp_task_slot *s;
-	__u32 key, i;
-
-	for (i = 0; i < LP_TASK_PROBES; i++) {
-		key = (tid + i) & (LP_TASK_SLOTS - 1);
-		s = bpf_map_lookup_elem(&task_slots, &key);
-		if (!s)
-			return NULL;
-		if (s->tid == tid && s->start_time == start) {
-			*slot = key;
-			return s;
-		}
-	}
-	return NULL;
-}
-
-/* Free the task_slots slot of exiting thread @task, if it owns one. */
-static __always_inline void task_slot_release(struct task_struct *task)
-{
-	__u32 tid = BPF_CORE_READ(task, pid), slot;
-	struct lp_task_slot *s = task_slot_find(tid, BPF_CORE_READ(task, start_time), &slot);
-
-	if (s)
-		__sync_val_compare_and_swap(&s->tid, tid, 0);
-}
-
-/*
- * Take a free slot among the LP_TASK_PROBES of thread @tid (its index in
- * *@slot), or NULL when all are taken. The caller owns it and fills it in:
- * only the owner's programs write a slot.
- */
-static __always_inline struct lp_task_slot *task_slot_claim(__u32 tid, __u32 *slot)
-{
-	struct lp_task_slot *s;
-	__u32 key, i;
-
-	for (i = 0; i < LP_TASK_PROBES; i++) {
-		key = (tid + i) & (LP_TASK_SLOTS - 1);
-		s = bpf_map_lookup_elem(&task_slots, &key);
-		if (!s)
-			break;
-		if (s->tid || __sync_val_compare_and_swap(&s->tid, 0, tid) != 0)
-			continue;
-		*slot = key;
-		return s;
-	}
-	return NULL;
-}
-
-/*
- * Thread @task of @tgid, once @old_tid, has just exec'd from a thread that
- * was not the leader: de_thread gave it the leader's pid and start time, so
- * its state can no longer be found under its old identity, and the old
- * slot would never be freed (its exit looks for the new one). Move the state
- * to a slot of the new identity and point the regs cache there; the
- * execve in flight is then timed at its sys_exit as before. Only @task runs
- * its programs now (de_thread has ended the other threads).
- */
-static __always_inline void task_slot_rekey(struct task_struct *task, __u32 old_tid, __u32 tgid)
-{
-	__u32 tid = BPF_CORE_READ(task, pid), key, i, to = 0;
-	struct lp_task_slot *o = NULL, *n, *s;
-	__u64 off = lp_regs_offset, rk;
-
-	for (i = 0; i < LP_TASK_PROBES; i++) {
-		key = (old_tid + i) & (LP_TASK_SLOTS - 1);
-		s = bpf_map_lookup_elem(&task_slots, &key);
-		if (s && s->tid == old_tid && s->t.tgid == tgid) {
-			o = s;
-			break;
-		}
-	}
-	if (!o)
-		return;
-	n = task_slot_claim(tid, &to);
-	if (n) {
-		n->start_time = BPF_CORE_READ(task, start_time);
-		n->regs_owner = 0;
-		__builtin_memcpy(&n->t, &o->t, sizeof(n->t));
-		/* the thread is current: its registers are where it cached them */
-		if (off > 1) {
-			rk = regs_key((__u64)BPF_CORE_READ(task, stack) + off);
-			n->regs_owner = rk;
-			*regs_cache_entry(rk) = rk << LP_REGS_VAL_BITS | (to + 1);
-		}
-	} else {
-		stat_inc(LP_STAT_TASK_STATE_FAILED);
-	}
-	__sync_val_compare_and_swap(&o->tid, old_tid, 0);
-}
-
-/* Start tracing @tgid. Returns its state, or NULL when the map is full. */
-static __always_inline struct lp_proc *proc_add(__u32 tgid, __u32 ppid)
-{
-	struct lp_proc zero = {};
-	long err;
-
-	zero.stamp = __sync_fetch_and_add(&lp_proc_stamps, 1) + 1;
-	err = bpf_map_update_elem(&procs, &tgid, &zero, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		stat_inc(LP_STAT_PROCS_DROPPED);
-		return NULL;
-	}
-	target_bit_set(tgid);
-	if (!err)
-		event_send(LP_EVENT_NEW, tgid, ppid, 0);
-	return bpf_map_lookup_elem(&procs, &tgid);
-}
-
-/*
- * The target check every program does first, for the current task. Processes
- * become targets here when -a or --comm says so. Returns the process state
- * or NULL when the current task is not traced.
- */
-static __always_inline struct lp_proc *current_target(__u32 tgid)
-{
-	struct lp_proc *p;
-	char comm[LP_COMM_LEN];
-
-	if (!maybe_target(tgid))
-		return NULL;
-	p = bpf_map_lookup_elem(&procs, &tgid);
-	if (p || !tgid || tgid == cfg_self_tgid)
-		return p;
-	if (cfg_all)
-		return proc_add(tgid, 0);
-	if (!cfg_nr_comms)
-		return NULL;
-	bpf_get_current_comm(comm, sizeof(comm));
-	if (!comm_matches(comm))
-		return NULL;
-	return proc_add(tgid, 0);
-}
 
 #endif

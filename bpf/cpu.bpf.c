@@ -4,6 +4,8 @@
  * sample of a target is counted in the kernel by {tgid, gen, comm, user stack
  * id, kernel stack id}; only the aggregate crosses to user space.
  */
+#include "stacks.bpf.h"
+#include "targets.bpf.h"
 #include "ustack.bpf.h"
 
 struct {
@@ -37,7 +39,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct lp_sample_key key = {};
 	struct lp_proc *proc;
-	__u64 one = 1, *count;
+	__u64 zero = 0, *count;
 	bool kthread;
 
 	proc = current_target(tgid);
@@ -70,19 +72,11 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		count_stack_error(key.kstack_id, LP_STAT_KSTACK_FULL, LP_STAT_KSTACK_EFAULT,
 				    LP_STAT_KSTACK_OTHER);
 
-	count = bpf_map_lookup_elem(&cpu_samples, &key);
-	if (count) {
+	count = map_lookup_or_init(&cpu_samples, &key, &zero, NULL);
+	if (count)
 		__sync_fetch_and_add(count, 1);
-		return 0;
-	}
-	if (bpf_map_update_elem(&cpu_samples, &key, &one, BPF_NOEXIST)) {
-		/* lost a race with another CPU, or the map is full */
-		count = bpf_map_lookup_elem(&cpu_samples, &key);
-		if (count)
-			__sync_fetch_and_add(count, 1);
-		else
-			stat_inc(LP_STAT_SAMPLES_DROPPED);
-	}
+	else	/* the map is full */
+		stat_inc(LP_STAT_SAMPLES_DROPPED);
 	return 0;
 }
 

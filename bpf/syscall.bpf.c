@@ -1,41 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Syscall and off-CPU collectors.
+ * Syscall collector (off-CPU's programs are in offcpu.bpf.c).
  *
  * syscall: sys_enter notes the start in the thread's slot of task_slots (no hash
  * insert/delete per call); sys_exit counts every call in a per-CPU log2
  * histogram per (tgid, syscall), and sends a slow one (>= cfg_syscall_min_ns)
  * with its user stack, which at exit is the stack that made the call.
  *
- * offcpu: sched_switch notes when a target thread leaves the CPU and whether
- * it was still runnable (preempted) or waiting (blocked), with its kernel
- * stack; when it comes back the interval is charged. Inside a syscall with
- * DWARF stacks the time is held until sys_exit, where the thread is current
- * again and its user stack can be copied; elsewhere the frame-pointer user
- * stack taken at switch-out is used.
+ * Off-CPU time inside a syscall with DWARF stacks is held in the thread's
+ * state until sys_exit, where the thread is current again and its user
+ * stack can be copied (offcpu.bpf.c).
  *
- * dump_in_flight, an iterator run once at stop, reports the syscalls and
+ * on_iter_task, an iterator run once at stop, reports the syscalls and
  * off-CPU intervals still open then, with their time so far.
  */
+#include "stacks.bpf.h"
+#include "targets.bpf.h"
+#include "task.bpf.h"
 #include "track.bpf.h"
 #include "ustack.bpf.h"
 #include "waits.bpf.h"
 
 #define MAX_ERRNO 4095
-#define TASK_RUNNING 0
 
 const volatile __u32 cfg_syscalls = 0;		/* --mode syscall */
 const volatile __u32 cfg_waits = 0;		/* the syscall hooks decide waits (waits.bpf.h) */
-const volatile __u32 cfg_offcpu = 0;		/* --mode offcpu */
 const volatile __u64 cfg_syscall_min_ns = 1000000;
-const volatile __u64 cfg_offcpu_min_ns = 1000000;
-const volatile __u32 cfg_sys_filter_on = 0;	/* --syscalls given */
-const volatile __u32 cfg_debug_lose_switch_in = 0;	/* LATPROF_DEBUG_LOSE=switch_in */
 const volatile __u32 cfg_sys_fast_drain = 0;	/* serve: sys_fast read as it runs (fast_used) */
-const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR] = {};
+/* what track.bpf.h declares: --requests, --files, --net */
+const volatile __u32 cfg_track = 0;
+const volatile __u32 cfg_requests = 0;
+const volatile __u32 cfg_files = 0;
+const volatile __u32 cfg_net = 0;
+const volatile __u8 cfg_sys_cat[LP_MAX_SYSCALL_NR] = {};
+__u64 next_fd_id = 0;
+struct conns_map conns SEC(".maps");
+struct proc_times_map proc_times SEC(".maps");
+struct fdstats_map fdstats SEC(".maps");
+struct track_map track SEC(".maps");
+/* what waits.bpf.h declares */
+struct convs_map convs SEC(".maps");
+__u32 waits_fd_epoch[WAITS_FD_EPOCHS] = {};
 
 __u64 attach_ns = 0;	/* set by user space once everything is attached */
-__u64 stop_ns = 0;	/* set by user space before dump_in_flight runs */
+__u64 stop_ns = 0;	/* set by user space before on_iter_task runs */
 
 /*
  * Not preallocated: a per-CPU value of every entry for every CPU took 30 ms
@@ -87,14 +95,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lp_sys_stat);
 } sys_spill SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);	/* resized by user space before load */
-	__type(key, struct lp_timed_key);
-	__type(value, struct lp_timed_value);
-} timed_samples SEC(".maps");
-
 
 static const struct lp_sys_stat zero_stat;	/* too big for the BPF stack */
 
@@ -178,55 +178,6 @@ static __always_inline void sys_fast_add(struct lp_sys_stat *st, __s32 fast_base
 }
 
 /*
- * A free block of sys_fast for @tgid, claimed: 1 + its index, 0 if none is
- * free. A block is free while its owner in fast_slots is 0; serve hands
- * blocks back (src/collect/drain.c) once their process has gone.
- */
-static __always_inline __u32 fast_slot_alloc(__u32 tgid)
-{
-	__u32 key, *owner, slot;
-
-	for (slot = 0; slot < LP_SYS_FAST_SLOTS; slot++) {
-		if (slot >= cfg_sys_fast_slots)
-			break;
-		key = slot + 1;
-		owner = bpf_map_lookup_elem(&fast_slots, &key);
-		if (owner && !*owner && !__sync_val_compare_and_swap(owner, 0, tgid))
-			return slot + 1;
-	}
-	return 0;
-}
-
-/*
- * The first index of @proc's block of sys_fast, or -1 (its calls go to the
- * hash). The block is claimed when a thread of the process first needs its
- * state (its first syscall, or first switch off the CPU with --mode
- * offcpu), not when it becomes a target: with -a the CPU sampler makes
- * every process a target, kernel threads too, which make no syscall and
- * never exit. Processes named by -p or started as the command get theirs
- * from user space before attach (collect_add_pid). A process that found
- * none free tries again at its next thread's first need.
- */
-static __always_inline __s32 proc_fast_base(struct lp_proc *proc, __u32 tgid)
-{
-	__u32 slot = proc->fast_slot, prev, key, *owner;
-
-	if (!slot && cfg_sys_fast_slots) {
-		slot = fast_slot_alloc(tgid);
-		prev = slot ? __sync_val_compare_and_swap(&proc->fast_slot, 0, slot) : 0;
-		if (prev) {
-			/* another of its threads claimed one first: ours goes back */
-			key = slot;
-			owner = bpf_map_lookup_elem(&fast_slots, &key);
-			if (owner)
-				__sync_val_compare_and_swap(owner, tgid, 0);
-			slot = prev;
-		}
-	}
-	return slot ? (slot - 1) * LP_MAX_SYSCALL_NR : -1;
-}
-
-/*
  * Count one call of @nr that took @ns (every call, slow or not), in the
  * array block at @fast_base, or in the hash when it is -1 (in sys_spill
  * when the hash has no room for it). A global function, verified once on
@@ -237,126 +188,24 @@ __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u3
 	bool error = flags & SYS_ACCOUNT_ERROR, in_flight = flags & SYS_ACCOUNT_IN_FLIGHT;
 	struct lp_sys_key key = { .tgid = tgid, .nr = nr };
 	struct lp_sys_stat *st;
-	long err;
+	long err = 1;	/* stays 1 when the entry was there */
 
 	st = sys_fast_entry(fast_base, nr);
 	if (st) {
 		sys_fast_add(st, fast_base, nr, ns, error, in_flight);
 		return 0;
 	}
-	st = bpf_map_lookup_elem(&sys_stats, &key);
+	st = map_lookup_or_init(&sys_stats, &key, &zero_stat, &err);
 	if (!st) {
-		err = bpf_map_update_elem(&sys_stats, &key, &zero_stat, BPF_NOEXIST);
-		if (err && bpf_map_lookup_elem(&sys_stats, &key) == NULL) {
-			/* E2BIG: full; ENOMEM: no free element on this CPU now */
-			stat_inc(err == -E2BIG ? LP_STAT_SYS_STATS_DROPPED : LP_STAT_SYS_STATS_NOMEM);
-			sys_spill_account(nr, ns, error, in_flight);
-			return 0;
-		}
-		sys_used_mark(tgid, nr);
-		st = bpf_map_lookup_elem(&sys_stats, &key);
-		if (!st)
-			return 0;
+		/* E2BIG: full; ENOMEM: no free element on this CPU now */
+		stat_inc(err == -E2BIG ? LP_STAT_SYS_STATS_DROPPED : LP_STAT_SYS_STATS_NOMEM);
+		sys_spill_account(nr, ns, error, in_flight);
+		return 0;
 	}
+	if (!err)	/* this call added the entry */
+		sys_used_mark(tgid, nr);
 	sys_stat_add(st, ns, error, in_flight);
 	return 0;
-}
-
-/* Add to the in-kernel aggregation of frame-pointer timed samples. */
-static __always_inline void timed_add(struct lp_timed_key *key, __u64 latency_ns,
-				      __u64 blocked_ns, __u64 preempted_ns)
-{
-	struct lp_timed_value *v = bpf_map_lookup_elem(&timed_samples, key), zero = {};
-
-	if (!v) {
-		bpf_map_update_elem(&timed_samples, key, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&timed_samples, key);
-		if (!v) {
-			stat_inc(LP_STAT_TIMED_DROPPED);
-			return;
-		}
-	}
-	if (latency_ns) {
-		__sync_fetch_and_add(&v->count, 1);
-		__sync_fetch_and_add(&v->latency_ns, latency_ns);
-		if (latency_ns > v->max_ns)
-			v->max_ns = latency_ns;	/* racy by design: a max, not a sum */
-	}
-	if (blocked_ns)
-		__sync_fetch_and_add(&v->blocked_ns, blocked_ns);
-	if (preempted_ns)
-		__sync_fetch_and_add(&v->preempted_ns, preempted_ns);
-}
-
-static __always_inline bool sys_traced(long nr)
-{
-	if (nr < 0)
-		return false;
-	if (!cfg_sys_filter_on)
-		return true;
-	return nr < LP_MAX_SYSCALL_NR && cfg_sys_filter[sys_index(nr)];
-}
-
-/* The state of target thread @tid that started at @start, or NULL (task_slot_find). */
-static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start, __u32 *slot)
-{
-	struct lp_task_slot *s = task_slot_find(tid, start, slot);
-
-	return s ? &s->t : NULL;
-}
-
-/* The state of target thread @task, a trusted pointer (read directly). */
-static __always_inline struct lp_task *task_state_find(struct task_struct *task)
-{
-	__u32 slot;
-
-	return task_state_of(task->pid, task->start_time, &slot);
-}
-
-/*
- * The state in task_slots slot @slot, which the regs cache gave for the
- * thread whose cache key is @key: NULL unless the slot is owned and was
- * cached by that thread (its kernel stack), so a stale entry is only a miss.
- */
-static __always_inline struct lp_task *task_state_at(__u32 slot, __u64 key)
-{
-	struct lp_task_slot *s = bpf_map_lookup_elem(&task_slots, &slot);
-
-	if (!s || !s->tid || s->regs_owner != (__u32)key)
-		return NULL;
-	/* or the compiler offsets s before the check, which the verifier refuses */
-	asm volatile("" : "+r"(s));
-	return &s->t;
-}
-
-/*
- * The state of target thread @task of @proc, created on first use in the
- * first free slot of its probes (its index in *@slot); NULL (counted) when
- * all are taken.
- */
-static __always_inline struct lp_task *task_state_get(struct task_struct *task,
-						      struct lp_proc *proc, __u32 tgid, __u32 *slot)
-{
-	struct lp_task_slot *s;
-	struct lp_task *t;
-
-	t = task_state_of(task->pid, task->start_time, slot);
-	if (t)
-		return t;
-	s = task_slot_claim(task->pid, slot);
-	if (!s) {
-		stat_inc(LP_STAT_TASK_STATE_FAILED);
-		return NULL;
-	}
-	s->regs_owner = 0;
-	__builtin_memset(&s->t, 0, sizeof(s->t));
-	s->start_time = task->start_time;
-	t = &s->t;
-	t->tgid = tgid;
-	t->stamp = proc->stamp;
-	t->fast_base = proc_fast_base(proc, tgid);
-	t->pend_kstack = -ENOENT;
-	return t;
 }
 
 /*
@@ -368,21 +217,6 @@ static __always_inline bool sys_entered(long nr)
 	if (sys_traced(nr) || (cfg_waits && waits_entered(nr)))
 		return true;
 	return cfg_track && nr >= 0 && nr < LP_MAX_SYSCALL_NR;
-}
-
-/*
- * What the regs cache says about the thread whose registers are at address
- * @regs: true when it has an answer, in *@t (NULL: not a target).
- */
-static __always_inline bool regs_cache_get(__u64 regs, struct lp_task **t)
-{
-	__u64 key = regs_key(regs), v = *regs_cache_entry(key);
-	__u32 val = v & ((1U << LP_REGS_VAL_BITS) - 1);
-
-	if (v >> LP_REGS_VAL_BITS != key)
-		return false;
-	*t = val == LP_REGS_NOT_TARGET ? NULL : task_state_at(val - 1, key);
-	return val == LP_REGS_NOT_TARGET || *t;
 }
 
 /*
@@ -434,7 +268,7 @@ static __always_inline struct lp_task *sys_task_lookup(__u64 regs, long nr)
  * sys_enter of syscall @nr, whose registers are @regs, at address @at; @typed:
  * the hook is tp_btf, so their fields are plain loads (SYS_REG).
  */
-static __always_inline int on_sys_enter(struct pt_regs *regs, __u64 at, long nr,
+static __always_inline int handle_sys_enter(struct pt_regs *regs, __u64 at, long nr,
 					const bool typed)
 {
 	struct lp_task *t;
@@ -461,22 +295,8 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, __u64 at, long nr,
 	return 0;
 }
 
-/*
- * An interval charged without its stacks: stack_get() failed when it began
- * (-ENOENT is no failure: a stack not taken on purpose).
- */
-static __always_inline void count_offcpu_stack_errors(__s32 kstack, __s32 ustack)
-{
-	if (kstack != -ENOENT)
-		count_stack_error(kstack, LP_STAT_KSTACK_FULL, LP_STAT_KSTACK_EFAULT,
-				  LP_STAT_KSTACK_OTHER);
-	if (ustack != -ENOENT)
-		count_stack_error(ustack, LP_STAT_USTACK_FULL, LP_STAT_USTACK_EFAULT,
-				  LP_STAT_USTACK_OTHER);
-}
-
 /* sys_exit of a syscall that returned @ret, whose registers are at address @at */
-static __always_inline int on_sys_exit(void *ctx, __u64 at, long ret)
+static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 {
 	struct task_struct *task;
 	__u64 now, dur, latency;
@@ -579,15 +399,15 @@ static __always_inline int on_sys_exit(void *ctx, __u64 at, long ret)
  * BTF cache instead of reading the kernel's whole BTF.
  */
 SEC("raw_tp/sys_enter")
-int tp_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+int on_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sys_enter((struct pt_regs *)ctx->args[0], ctx->args[0], ctx->args[1], false);
+	return handle_sys_enter((struct pt_regs *)ctx->args[0], ctx->args[0], ctx->args[1], false);
 }
 
 SEC("raw_tp/sys_exit")
-int tp_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+int on_sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sys_exit(ctx, ctx->args[0], ctx->args[1]);
+	return handle_sys_exit(ctx, ctx->args[0], ctx->args[1]);
 }
 
 struct {
@@ -610,158 +430,20 @@ static __always_inline __u64 regs_address(struct pt_regs *regs)
 }
 
 SEC("lp_tp_btf/sys_enter")
-int btf_sys_enter(__u64 *ctx)
+int on_sys_enter_btf(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 	__u64 at = regs_address(regs);
 
-	return at ? on_sys_enter(regs, at, ctx[1], true) : 0;
+	return at ? handle_sys_enter(regs, at, ctx[1], true) : 0;
 }
 
 SEC("lp_tp_btf/sys_exit")
-int btf_sys_exit(__u64 *ctx)
+int on_sys_exit_btf(__u64 *ctx)
 {
 	__u64 at = regs_address((struct pt_regs *)ctx[0]);
 
-	return at ? on_sys_exit(ctx, at, ctx[1]) : 0;
-}
-
-/*
- * prev leaves the CPU: note when, why, and where. Current is still prev, so
- * @prev is the trusted current task, not the tracepoint's argument (which a
- * raw_tp program can only read through bpf_probe_read).
- */
-static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt,
-				       unsigned int prev_state)
-{
-	__u32 tgid = prev->tgid;
-	struct lp_proc *proc;
-	struct lp_task *t;
-	__u32 slot;
-
-	if (!maybe_target(tgid))
-		return;
-	t = task_state_find(prev);
-	/*
-	 * as in sys_enter: state means target; others pay the procs lookup. A
-	 * thread past sched_process_exit has given its slot back and must not
-	 * take a new one at its last switches (nothing would free it: 20,000
-	 * exiting threads filled the array, tests/e2e/test_syscall_thread_churn.sh).
-	 */
-	if (!t) {
-		proc = current_target(tgid);
-		if (!proc || (prev->flags & (PF_KTHREAD | PF_EXITING)))
-			return;
-		t = task_state_get(prev, proc, tgid, &slot);
-		if (!t)
-			return;
-	}
-	/* the last interval's switch-in was never seen (a hook that did not run) */
-	if (t->off_start)
-		stat_inc(LP_STAT_OFFCPU_UNMATCHED);
-	t->off_preempted = preempt || prev_state == TASK_RUNNING;
-	/* our own frames (the program, bpf_trace_run4, ...) are cut in user space */
-	t->off_kstack = stack_get(ctx, 0, false);
-	/* with DWARF, a syscall's user stack is copied at its sys_exit */
-	if (!cfg_unwind_dwarf || !t->sys_start)
-		t->off_ustack = stack_get(ctx, BPF_F_USER_STACK, false);
-	else
-		t->off_ustack = -ENOENT;
-	t->off_start = bpf_ktime_get_ns();
-}
-
-/* next comes back: charge the interval (current is still prev). */
-static __always_inline void offcpu_in(struct task_struct *next)
-{
-	struct lp_timed_key key = {};
-	__u64 dur, blocked, preempted;
-	struct lp_proc *proc;
-	struct lp_task *t;
-	bool in_sys;
-	__u32 slot;
-
-	key.tgid = BPF_CORE_READ(next, tgid);
-	if (!maybe_target(key.tgid))
-		return;
-	t = task_state_of(BPF_CORE_READ(next, pid), BPF_CORE_READ(next, start_time), &slot);
-	if (!t || !t->off_start || cfg_debug_lose_switch_in)
-		return;
-	dur = bpf_ktime_get_ns() - t->off_start;
-	t->off_start = 0;
-	if (dur < cfg_offcpu_min_ns)
-		return;
-	blocked = t->off_preempted ? 0 : dur;
-	preempted = t->off_preempted ? dur : 0;
-	/*
-	 * Inside a syscall --syscalls leaves out (timed for waits.bpf.h or
-	 * --requests only), off-CPU time goes out as if outside one: that
-	 * syscall's exit sends nothing.
-	 */
-	in_sys = t->sys_start && sys_traced(t->sys_nr);
-	if (cfg_unwind_dwarf && in_sys) {
-		t->pend_blocked += blocked;
-		t->pend_preempted += preempted;
-		if (dur > t->pend_max) {
-			t->pend_max = dur;
-			t->pend_kstack = t->off_kstack;
-		}
-		return;
-	}
-	count_offcpu_stack_errors(t->off_kstack, t->off_ustack);
-	proc = bpf_map_lookup_elem(&procs, &key.tgid);
-	if (!proc)
-		return;
-	key.gen = proc->gen;
-	key.ustack_id = t->off_ustack;
-	key.kstack_id = t->off_kstack;
-	key.nr = in_sys ? t->sys_nr : -1;
-	key.wait = in_sys && waits_is_wait(key.nr) ? t->wait : LP_WAIT_NONE;
-	BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
-	timed_add(&key, 0, blocked, preempted);
-}
-
-/* task_struct before 5.14, whose state was not yet __state */
-struct task_struct___pre514 {
-	long state;
-};
-
-/* The run state of @task (0: TASK_RUNNING); renamed to __state in 5.14 (commit 2f064a59a11f). */
-static __always_inline unsigned int task_run_state(struct task_struct *task)
-{
-	struct task_struct___pre514 *old = (void *)task;
-
-	if (bpf_core_field_exists(task->__state))
-		return BPF_CORE_READ(task, __state);
-	return BPF_CORE_READ(old, state);
-}
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
-{
-	offcpu_out(ctx, bpf_get_current_task_btf(), preempt, prev_state);
-	offcpu_in(next);
-	return 0;
-}
-
-/*
- * Before 5.18 the tracepoint has no prev_state argument (commit fa2c3254d7cf,
- * "sched/tracing: Don't re-read p->state when emitting sched_switch event"),
- * and a raw_tp program that reads it does not attach; user space loads this
- * one instead with the older kernels' fallbacks (kernel_features, all of
- * whose newer features came by 6.1). prev's own state says the same thing
- * unless it was woken in the instants since it set it, which counts the
- * interval as preempted.
- */
-SEC("raw_tp/sched_switch")
-int BPF_PROG(tp_sched_switch_nostate, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	struct task_struct *cur = bpf_get_current_task_btf();
-
-	offcpu_out(ctx, cur, preempt, task_run_state(cur));
-	offcpu_in(next);
-	return 0;
+	return at ? handle_sys_exit(ctx, at, ctx[1]) : 0;
 }
 
 /* Scratch state for a thread that was asleep in a syscall all along. */
@@ -864,18 +546,18 @@ static __always_inline int in_flight_report(struct task_struct *task, const enum
 
 /* Sleepable: bpf_copy_from_user_task reads the stack from the task's memory (5.18+). */
 SEC("iter.s/task")
-int dump_in_flight(struct bpf_iter__task *ctx)
+int on_iter_task(struct bpf_iter__task *ctx)
 {
 	return in_flight_report(ctx->task, USTACK_CTX_ITER);
 }
 
 /*
  * Before 5.18 (no bpf_copy_from_user_task, no sleepable iterators), loaded
- * instead of dump_in_flight: the same times, each with the leaf frame its
+ * instead of on_iter_task: the same times, each with the leaf frame its
  * registers give, but no deeper user stack.
  */
 SEC("iter/task")
-int dump_in_flight_nocopy(struct bpf_iter__task *ctx)
+int on_iter_task_nocopy(struct bpf_iter__task *ctx)
 {
 	return in_flight_report(ctx->task, USTACK_CTX_ITER_NOCOPY);
 }

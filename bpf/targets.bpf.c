@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Target bookkeeping shared by every collector: which processes are traced
- * (procs), their lifecycle events for user space (events), loss counters
- * (stats) and the run configuration. Children of targets become targets at
- * fork; an exec bumps the process's generation so its new image is
- * symbolized with new maps.
+ * What every collector shares, defined once (common.bpf.h declares it):
+ * which processes are traced (procs) and their threads' state (task_slots),
+ * stack ids and the time charged to them, lifecycle events for user space
+ * (events), loss counters (stats) and the configuration more than one
+ * program file reads. The programs here follow targets' lifecycle:
+ * children of targets become targets at fork; an exec bumps the process's
+ * generation so its new image is symbolized with new maps.
  */
-#include "common.bpf.h"
+#include "targets.bpf.h"
+#include "task.bpf.h"
 
 const volatile __u32 cfg_all = 0;
 const volatile __u32 cfg_nr_comms = 0;
 const volatile __u32 cfg_self_tgid = 0;
 const volatile char cfg_comms[LP_MAX_COMMS][LP_COMM_LEN] = {};
 const volatile __u32 cfg_sys_fast_slots = 0;
+const volatile __u32 cfg_bpf_loop = 0;
+const volatile __u32 cfg_offcpu = 0;
+const volatile __u64 cfg_offcpu_min_ns = 1000000;
+const volatile __u32 cfg_sys_filter_on = 0;
+const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR] = {};
 __u64 lp_target_bits[LP_TARGET_WORDS] = {};
 __u32 lp_proc_stamps = 0;	/* the last struct lp_proc.stamp given */
 __u64 lp_regs_cache[LP_REGS_CACHE_SLOTS] = {};
@@ -27,6 +35,7 @@ __u32 stack_next_id = 0;
 const volatile __u32 cfg_max_stacks = 16384;
 struct stats_map stats SEC(".maps");
 struct events_map events SEC(".maps");
+struct timed_samples_map timed_samples SEC(".maps");
 
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_sched_process_fork, struct task_struct *parent, struct task_struct *child)
@@ -87,7 +96,8 @@ int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	proc->serves = 0;
 	proc->stamp = __sync_fetch_and_add(&lp_proc_stamps, 1) + 1;
 	/* the one thread left (de_thread ended the others) goes on with it */
-	slot_s = task_slot_find(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, start_time), &slot);
+	slot_s = task_slot_probe(BPF_CORE_READ(p, pid), BPF_CORE_READ(p, start_time),
+				 TASK_PROBE_OWNED, &slot);
 	if (slot_s) {
 		slot_s->t.stamp = proc->stamp;
 		slot_s->t.plain_fds = 0;	/* of the image before */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Requests, files and network peers, found at the syscall level (record
- * --requests, --files, --net). Included by syscall.bpf.c only: everything
- * here runs from its sys_exit, on the arguments sys_enter saved, and costs
+ * --requests, --files, --net). Used by syscall.bpf.c only, which defines
+ * the maps and configuration declared here: everything here runs from its sys_exit, on the arguments sys_enter saved, and costs
  * nothing when the three options are off (cfg_track is a constant the
  * verifier prunes on).
  *
@@ -40,43 +40,46 @@ enum {
 	NR_preadv2 = 327, NR_pwritev2 = 328, NR_openat2 = 437,
 };
 
-const volatile __u32 cfg_track = 0;	/* any of the three below */
-const volatile __u32 cfg_requests = 0;	/* --requests */
-const volatile __u32 cfg_files = 0;	/* --files */
-const volatile __u32 cfg_net = 0;	/* --net */
+extern const volatile __u32 cfg_track;	/* any of the three below */
+extern const volatile __u32 cfg_requests;	/* --requests */
+extern const volatile __u32 cfg_files;	/* --files */
+extern const volatile __u32 cfg_net;	/* --net */
 /* enum lp_req_cat of each syscall number, filled by user space */
-const volatile __u8 cfg_sys_cat[LP_MAX_SYSCALL_NR] = {};
+extern const volatile __u8 cfg_sys_cat[LP_MAX_SYSCALL_NR];
 
-__u64 next_fd_id = 0;	/* ids of opens and connections */
+extern __u64 next_fd_id;	/* ids of opens and connections */
 
-struct {
+struct conns_map {	/* accepted connections: the request open on each */
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);		/* resized by user space before load */
 	__type(key, struct lp_fd_key);
 	__type(value, struct lp_conn);
-} conns SEC(".maps");
+};
 
-struct {
+struct proc_times_map {	/* tgid -> the process's cumulative times */
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);		/* resized by user space before load */
 	__type(key, __u32);
 	__type(value, struct lp_proc_times);
-} proc_times SEC(".maps");
+};
 
-struct {
+struct fdstats_map {	/* tracked descriptors' I/O */
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);		/* resized by user space before load */
 	__type(key, struct lp_fd_key);
 	__type(value, struct lp_fdstat);
-} fdstats SEC(".maps");
+};
 
-struct {
+struct track_map {	/* requests, opens, peers and closes for user space */
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);	/* resized by user space before load */
-} track SEC(".maps");
+};
 
-static const struct lp_proc_times zero_proc_times;
-static const struct lp_conn zero_conn;
+/* defined in syscall.bpf.c */
+extern struct conns_map conns SEC(".maps");
+extern struct proc_times_map proc_times SEC(".maps");
+extern struct fdstats_map fdstats SEC(".maps");
+extern struct track_map track SEC(".maps");
 
 /* What a syscall does to a descriptor, for the tracker. */
 enum track_op {
@@ -140,12 +143,9 @@ static __always_inline void times_copy(struct lp_times *to, const struct lp_time
 /* The process's times, created on first use; NULL when the map is full. */
 static __always_inline struct lp_proc_times *proc_times_get(__u32 tgid)
 {
-	struct lp_proc_times *pt = bpf_map_lookup_elem(&proc_times, &tgid);
+	static const struct lp_proc_times zero;	/* too big for the BPF stack */
 
-	if (pt)
-		return pt;
-	bpf_map_update_elem(&proc_times, &tgid, &zero_proc_times, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&proc_times, &tgid);
+	return map_lookup_or_init(&proc_times, &tgid, &zero, NULL);
 }
 
 /* The part of @d that fits in @since. */
@@ -205,20 +205,41 @@ static __always_inline void times_snap(struct task_struct *task, struct lp_task 
 	}
 }
 
+/* The first fields of every record of the track ring (struct lp_*_event). */
+struct track_head {
+	__u32 type;	/* enum lp_track_type */
+	__u32 tgid;
+	__s32 fd;
+};
+
+/*
+ * A record of @size bytes (a constant) on the track ring with its head
+ * filled in, or NULL (counted as lost). The caller fills the rest and
+ * submits it.
+ */
+static __always_inline void *track_reserve(__u64 size, __u32 type, __u32 tgid, __s32 fd)
+{
+	struct track_head *h = bpf_ringbuf_reserve(&track, size, 0);
+
+	if (!h) {
+		stat_inc(LP_STAT_TRACK_LOST);
+		return NULL;
+	}
+	h->type = type;
+	h->tgid = tgid;
+	h->fd = fd;
+	return h;
+}
+
 static __always_inline void req_send(__u32 tgid, __s32 fd, struct lp_conn *c)
 {
 	struct lp_req_event *e;
 
 	if (!c->start_ns || !c->end_ns)
 		return;		/* nothing answered: not a request */
-	e = bpf_ringbuf_reserve(&track, sizeof(*e), 0);
-	if (!e) {
-		stat_inc(LP_STAT_TRACK_LOST);
+	e = track_reserve(sizeof(*e), LP_TRACK_REQUEST, tgid, fd);
+	if (!e)
 		return;
-	}
-	e->type = LP_TRACK_REQUEST;
-	e->tgid = tgid;
-	e->fd = fd;
 	e->pad = 0;
 	__builtin_memcpy(&e->conn, c, sizeof(*c));
 	bpf_ringbuf_submit(e, 0);
@@ -230,7 +251,7 @@ static __always_inline void req_read(struct task_struct *task, struct lp_task *t
 	if (c->start_ns && c->end_ns) {
 		/* keep-alive: new bytes after a response end the previous request */
 		req_send(t->tgid, (__s32)t->sys_arg0, c);
-		__builtin_memcpy(c, &zero_conn, sizeof(*c));
+		__builtin_memset(c, 0, sizeof(*c));
 	}
 	if (!c->start_ns) {
 		c->start_ns = now;
@@ -256,10 +277,11 @@ static __always_inline void req_write(struct task_struct *task, struct lp_task *
 
 static __always_inline void req_accept(struct lp_task *t, long ret)
 {
+	static const struct lp_conn zero;	/* too big for the BPF stack */
 	struct lp_fd_key key = { .tgid = t->tgid, .fd = ret };
 
 	t->track_flags |= LP_TASK_ACCEPTS;
-	if (ret >= 0 && bpf_map_update_elem(&conns, &key, &zero_conn, BPF_ANY))
+	if (ret >= 0 && bpf_map_update_elem(&conns, &key, &zero, BPF_ANY))
 		stat_inc(LP_STAT_CONNS_DROPPED);
 }
 
@@ -307,15 +329,10 @@ static __always_inline void req_track(struct task_struct *task, struct lp_task *
 
 static __always_inline void fd_send(__u32 tgid, __s32 fd, struct lp_fdstat *st)
 {
-	struct lp_fd_event *e = bpf_ringbuf_reserve(&track, sizeof(*e), 0);
+	struct lp_fd_event *e = track_reserve(sizeof(*e), LP_TRACK_FDSTAT, tgid, fd);
 
-	if (!e) {
-		stat_inc(LP_STAT_TRACK_LOST);
+	if (!e)
 		return;
-	}
-	e->type = LP_TRACK_FDSTAT;
-	e->tgid = tgid;
-	e->fd = fd;
 	e->pad = 0;
 	__builtin_memcpy(&e->st, st, sizeof(*st));
 	bpf_ringbuf_submit(e, 0);
@@ -349,14 +366,9 @@ static __always_inline void open_send(struct lp_task *t, enum track_op op, long 
 	id = fd_new(t->tgid, fd, LP_FD_FILE, 0);
 	if (!id)
 		return;
-	e = bpf_ringbuf_reserve(&track, sizeof(*e), 0);
-	if (!e) {
-		stat_inc(LP_STAT_TRACK_LOST);
+	e = track_reserve(sizeof(*e), LP_TRACK_OPEN, t->tgid, fd);
+	if (!e)
 		return;
-	}
-	e->type = LP_TRACK_OPEN;
-	e->tgid = t->tgid;
-	e->fd = fd;
 	e->dirfd = op == TRACK_OPEN ? AT_FDCWD : (__s32)t->sys_arg0;
 	e->id = id;
 	e->time_ns = now;
@@ -398,15 +410,11 @@ static __always_inline void peer_send(struct task_struct *task, struct lp_task *
 	id = fd_new(t->tgid, fd, LP_FD_NET, 0);
 	if (!id)
 		return;
-	e = bpf_ringbuf_reserve(&track, sizeof(*e), 0);
-	if (!e) {
-		stat_inc(LP_STAT_TRACK_LOST);
+	e = track_reserve(sizeof(*e), LP_TRACK_PEER, t->tgid, fd);
+	if (!e)
 		return;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->type = LP_TRACK_PEER;
-	e->tgid = t->tgid;
-	e->fd = fd;
+	__builtin_memset(e->addr, 0, sizeof(e->addr));	/* an IPv4 address fills 4 bytes */
+	e->pad = 0;
 	e->accepted = accepted;
 	e->id = id;
 	e->family = family;

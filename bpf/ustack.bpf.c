@@ -6,7 +6,6 @@ const volatile __u32 cfg_unwind_dwarf = 0;
 const volatile __u32 cfg_stack_size = 16384;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_python = 0;
-const volatile __u32 cfg_bpf_loop = 0;
 
 struct ustack_scratch_map ustack_scratch SEC(".maps");
 struct ustacks_map ustacks SEC(".maps");

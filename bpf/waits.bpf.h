@@ -3,8 +3,8 @@
  * Whether a target's readiness wait (poll, epoll, select, accept, and the
  * signal and AIO waits) is on the path of work or idle, decided from what
  * the program is doing when the wait begins, not from the syscall's name
- * (docs/syscalls.md, "Idle waits"). Included by syscall.bpf.c only, whose
- * hooks call it with --mode syscall.
+ * (docs/syscalls.md, "Idle waits"). The syscall hooks (syscall.bpf.c, which
+ * defines the maps declared here) call it with --mode syscall.
  *
  * A socket descriptor is a conversation (convs, by tgid and fd) with a role:
  *   - server: returned by accept, or a stream socket (inet, or UNIX with an
@@ -76,12 +76,14 @@ struct conv {
  * stamp. An evicted pending conversation leaves its process's count raised
  * (docs/syscalls.md, "What it cannot see").
  */
-struct {
+struct convs_map {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1);		/* resized by user space before load */
 	__type(key, struct lp_fd_key);
 	__type(value, struct conv);
-} convs SEC(".maps");
+};
+
+extern struct convs_map convs SEC(".maps");	/* defined in syscall.bpf.c */
 
 /*
  * A process's descriptor epoch, at its stamp modulo WAITS_FD_EPOCHS (two
@@ -93,7 +95,7 @@ struct {
  * entry that is going carries the epoch the change ends.
  */
 #define WAITS_FD_EPOCHS 1024
-__u32 waits_fd_epoch[WAITS_FD_EPOCHS] = {};
+extern __u32 waits_fd_epoch[WAITS_FD_EPOCHS];	/* defined in syscall.bpf.c */
 
 static __always_inline __u32 *waits_epoch_of(struct lp_task *t)
 {

@@ -133,7 +133,7 @@ static int attach_cpu(struct collect *c, int cpu)
 /* The syscall hooks' tp_btf builds, which the skeleton does not attach. */
 static int attach_typed(struct collect *c)
 {
-	struct bpf_program *progs[] = { c->skel->progs.btf_sys_enter, c->skel->progs.btf_sys_exit };
+	struct bpf_program *progs[] = { c->skel->progs.on_sys_enter_btf, c->skel->progs.on_sys_exit_btf };
 	struct bpf_link *link;
 	size_t i;
 

@@ -292,7 +292,7 @@ static void sys_stat_delta(const struct sys_stat *cur, const struct sys_stat *pr
  * a process's calls only while it lives, so what this drain read of a
  * process gone since an earlier one is all there is; and a block's owner
  * is set a moment before its process's procs entry names it
- * (bpf/syscall.bpf.c, proc_fast_base), which two drains a scrape apart
+ * (bpf/targets.bpf.h, proc_fast_base), which two drains a scrape apart
  * could both see.
  */
 static int drain_fast_block(struct collect *c, const struct collect_drain_ops *ops, uint32_t i,
@@ -429,7 +429,7 @@ void collect_free_stacks(struct collect *c)
 int collect_load_stacks(struct collect *c)
 {
 	int fd = bpf_map__fd(c->skel->maps.stacks);
-	/* ids above the cap were never stored (common.bpf.h, stack_get) */
+	/* ids above the cap were never stored (bpf/stacks.bpf.h, stack_get) */
 	size_t nr = c->skel->bss->stack_next_id;
 	struct lp_stack st;
 	uint64_t key, next;

@@ -56,7 +56,7 @@ static struct latprof_bpf *in_flight_open(struct collect *c, struct bpf_program 
 
 	if (!it)
 		return NULL;
-	*prog = c->features ? it->progs.dump_in_flight : it->progs.dump_in_flight_nocopy;
+	*prog = c->features ? it->progs.on_iter_task : it->progs.on_iter_task_nocopy;
 	bpf_object__for_each_program(p, it->obj)
 		bpf_program__set_autoload(p, p == *prog);
 	bpf_object__for_each_map(m, it->obj) {

@@ -117,16 +117,16 @@ static void select_programs(struct collect *c, const struct kernel_features *f)
 	struct latprof_bpf *s = c->skel;
 
 	bpf_program__set_autoload(s->progs.on_cpu_sample, c->o.cli.modes.cpu);
-	bpf_program__set_autoload(s->progs.tp_sys_enter, c->sys_hooks && !c->sys_typed);
-	bpf_program__set_autoload(s->progs.tp_sys_exit, c->sys_hooks && !c->sys_typed);
-	bpf_program__set_autoload(s->progs.btf_sys_enter, c->sys_hooks && c->sys_typed);
-	bpf_program__set_autoload(s->progs.btf_sys_exit, c->sys_hooks && c->sys_typed);
-	bpf_program__set_autoload(s->progs.tp_sched_switch,
+	bpf_program__set_autoload(s->progs.on_sys_enter, c->sys_hooks && !c->sys_typed);
+	bpf_program__set_autoload(s->progs.on_sys_exit, c->sys_hooks && !c->sys_typed);
+	bpf_program__set_autoload(s->progs.on_sys_enter_btf, c->sys_hooks && c->sys_typed);
+	bpf_program__set_autoload(s->progs.on_sys_exit_btf, c->sys_hooks && c->sys_typed);
+	bpf_program__set_autoload(s->progs.on_sched_switch,
 				  c->o.cli.modes.offcpu && f->switch_prev_state);
-	bpf_program__set_autoload(s->progs.tp_sched_switch_nostate,
+	bpf_program__set_autoload(s->progs.on_sched_switch_nostate,
 				  c->o.cli.modes.offcpu && !f->switch_prev_state);
-	bpf_program__set_autoload(s->progs.dump_in_flight, false);
-	bpf_program__set_autoload(s->progs.dump_in_flight_nocopy, false);
+	bpf_program__set_autoload(s->progs.on_iter_task, false);
+	bpf_program__set_autoload(s->progs.on_iter_task_nocopy, false);
 }
 
 static int configure(struct collect *c, const struct collect_opts *o,

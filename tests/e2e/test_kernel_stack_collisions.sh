@@ -9,7 +9,7 @@
 # workload lost 2074-2083 of ~13,000 kernel stacks at -F 4999, and 37 with
 # the two collision maps that followed (docs/performance.md). Stacks now go
 # to a hash table with chains keyed by a 64-bit hash of their frames
-# (common.bpf.h, stack_get), so one is lost only when the map is full
+# (bpf/stacks.bpf.h, stack_get), so one is lost only when the map is full
 # (lost.kstack_map_full), and two stacks of one hash would be counted in
 # lost.kstack_error.
 #

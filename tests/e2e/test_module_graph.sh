@@ -13,7 +13,14 @@
 #     include nothing from src/ but src/lib/ (STYLE.md);
 #   - one caller of the BPF session's open and attach: src/session.c;
 #   - project headers are included by their path from the root ("src/x.h"),
-#     never by a bare name the graph would not see.
+#     never by a bare name the graph would not see;
+#   - bpf/ (issue 31): user space includes only its ABI, bpf/latprof.h,
+#     which includes no other project header; each .bpf.h includes
+#     common.bpf.h (itself only latprof.h) and no .bpf.c; the .bpf.h
+#     include graph has no circle; a header declares (extern) and never
+#     defines a map, a global or a program; every map and global is
+#     defined in one .bpf.c; programs are on_<hook> and no helper starts
+#     with on_ (STYLE.md), so bpftool's and bpf_stats' names are programs.
 # Ground truth: the #include lines and calls in the tree itself.
 . "$(dirname "$0")/lib.sh"
 
@@ -98,9 +105,72 @@ def visit(m):
 for m in sorted(graph):
     if not state.get(m):
         visit(m)
+# bpf/: layers and definitions
+bpfdir = os.path.join(root, "bpf")
+bpf_graph = {}
+defined = {}
+prog_prefix = re.compile(r'^on_')
+for name in sorted(os.listdir(bpfdir)):
+    if not name.endswith((".c", ".h")):
+        continue
+    text = open(os.path.join(bpfdir, name)).read()
+    incs = inc.findall(text)
+    if name == "latprof.h":
+        for path in incs:
+            bad.append("bpf/latprof.h (the ABI) includes %s" % path)
+        continue
+    for path in incs:
+        if path.endswith(".bpf.c"):
+            bad.append("bpf/%s includes the program file %s" % (name, path))
+        if path.endswith(".bpf.h"):
+            bpf_graph.setdefault(name, set()).add(path)
+    if name.endswith(".bpf.h") and name != "common.bpf.h" and "common.bpf.h" not in incs:
+        bad.append("bpf/%s does not include common.bpf.h" % name)
+    if name == "common.bpf.h" and [p for p in incs if p != "latprof.h" and p != "vmlinux.h"]:
+        bad.append("bpf/common.bpf.h includes more than latprof.h")
+    # file-scope definitions: maps (named or anonymous types), globals, programs
+    defs = re.findall(r'^(?!extern\b)(?:struct \w+ |\} ?)(\w+) SEC\("\.maps"\);', text, re.M)
+    defs += re.findall(r'^(?!extern\b)(?:const volatile )?(?:__[us]\d+|char|bool) (\w+)(?:\[[^\]]*\])* = ', text, re.M)
+    progs = re.findall(r'^SEC\("[^"]+"\)\n(?:int|long) (?:BPF_PROG\()?(\w+)', text, re.M)
+    if len(progs) != len(re.findall(r'^SEC\("(?!\.maps|license)', text, re.M)):
+        bad.append("bpf/%s: a program this test cannot read the name of" % name)
+    for p in progs:
+        if not prog_prefix.match(p):
+            bad.append("bpf/%s: program %s is not named on_<hook>" % (name, p))
+    if name.endswith(".h"):
+        for d in defs + progs:
+            bad.append("bpf/%s defines %s (a header declares; a .bpf.c defines)" % (name, d))
+    else:
+        for d in defs:
+            if d in defined:
+                bad.append("%s defined in bpf/%s and bpf/%s" % (d, defined[d], name))
+            defined[d] = name
+    for fn in re.findall(r'^static (?:__always_inline )?[\w ]+?\**(\w+)\(', text, re.M):
+        if prog_prefix.match(fn):
+            bad.append("bpf/%s: helper %s is named like a program" % (name, fn))
+for d in ("src", "src/lib", "src/collect", "symbolize", "flamegraph"):
+    for name in sorted(os.listdir(os.path.join(root, d))):
+        if name.endswith((".c", ".h")):
+            for path in inc.findall(open(os.path.join(root, d, name)).read()):
+                if path.startswith("bpf/") and path != "bpf/latprof.h":
+                    bad.append("%s/%s includes %s (user space sees only bpf/latprof.h)" % (d, name, path))
+state.clear()
+def bpf_visit(m, stack):
+    state[m] = 1
+    for n in sorted(bpf_graph.get(m, ())):
+        if state.get(n) == 1:
+            bad.append("bpf include circle: " + " -> ".join(stack[stack.index(n):] + [n]))
+        elif not state.get(n):
+            bpf_visit(n, stack + [n])
+    state[m] = 2
+for m in sorted(bpf_graph):
+    if not state.get(m):
+        bpf_visit(m, [m])
 for b in bad:
     print("  " + b)
-print("  %d modules, %d include edges" % (len(graph), sum(len(v) for v in graph.values())))
+print("  %d modules, %d include edges; bpf/: %d include edges, %d maps and globals defined"
+      % (len(graph), sum(len(v) for v in graph.values()),
+         sum(len(v) for v in bpf_graph.values()), len(defined)))
 sys.exit(1 if bad else 0)
 PYEOF
-pass "src/ has no include circle, no included verb file; the libraries keep to src/lib/; one session opener"
+pass "src/ has no include circle, no included verb file; the libraries keep to src/lib/; one session opener; bpf/ headers only declare"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The fallbacks for kernels before 5.18 (docs/kernels.md), forced on this one
 # with the hidden LATPROF_DEBUG_OLD_KERNEL=1: the in-flight iterator without
-# bpf_copy_from_user_task (dump_in_flight_nocopy: registers, no stack copy)
-# and sched_switch without its prev_state argument (tp_sched_switch_nostate).
+# bpf_copy_from_user_task (on_iter_task_nocopy: registers, no stack copy)
+# and sched_switch without its prev_state argument (on_sched_switch_nostate).
 #
 # Ground truth (from the fixtures, not latprof): sys_park's two threads are
 # parked in read() and epoll_wait() for the whole recording (-p PID -d 1.5,
