@@ -33,11 +33,22 @@
 #define SESSION_USTACK_RING_PER_CPU (1U << 20)
 #define SESSION_USTACK_RING_MIN (2U << 20)
 #define SESSION_USTACK_RING_MAX (16U << 20)
+/*
+ * With --min-duration below this, nearly every syscall sends its stack: a
+ * command's first burst then outruns a reader still opening the new
+ * process's binaries to unwind its first stacks (2 MiB lost 7 of 242
+ * stacks of tests/e2e/test_syscall_fsync.sh once in a suite run), so the
+ * ring has the largest size: asked for, every call is worth its memory.
+ */
+#define SESSION_EVERY_CALL_US 10
 
-static uint32_t ustack_ring_bytes(void)
+static uint32_t ustack_ring_bytes(const struct collector_opts *o)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);	/* the CPUs sampled */
 	uint32_t bytes = SESSION_USTACK_RING_MIN;
+
+	if (o->modes.syscall && o->min_duration_us < SESSION_EVERY_CALL_US)
+		return SESSION_USTACK_RING_MAX;
 
 	while (ncpu > 0 && bytes < (uint64_t)ncpu * SESSION_USTACK_RING_PER_CPU &&
 	       bytes < SESSION_USTACK_RING_MAX)
@@ -57,7 +68,7 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		.max_stacks = profile ? 65536 : 16384,
 		.max_samples = profile ? 65536 : 16384,
 		.max_procs = 32768,
-		.ustack_ring_bytes = profile && o->unwind_dwarf ? ustack_ring_bytes() :
+		.ustack_ring_bytes = profile && o->unwind_dwarf ? ustack_ring_bytes(o) :
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 		.proc_fn = profile ? NULL : cfg->proc_fn,
