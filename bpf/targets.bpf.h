@@ -115,9 +115,9 @@ static __always_inline __u32 fast_slot_alloc(__u32 tgid)
  * state (its first syscall, or first switch off the CPU with --mode
  * offcpu), not when it becomes a target: with -a the CPU sampler makes
  * every process a target, kernel threads too, which make no syscall and
- * never exit. Processes named by -p or started as the command get theirs
- * from user space before attach (collect_add_pid). A process that found
- * none free tries again at its next thread's first need.
+ * never exit, and -p can name one (-p 2).
+ * A process that found none free tries again at its next thread's first
+ * need.
  */
 static __always_inline __s32 proc_fast_base(struct lp_proc *proc, __u32 tgid)
 {

@@ -21,26 +21,10 @@ int collect_add_command(struct collect *c, pid_t pid, const char *file)
 	return collect_add_pid(c, pid);
 }
 
-/*
- * Hand a free block of the per-CPU syscall stats to @pid, as fast_slot_alloc()
- * does in BPF; only before attach, when no program can race with us.
- */
-static uint32_t fast_slot_alloc(struct collect *c, pid_t pid)
-{
-	int fd = bpf_map__fd(c->skel->maps.fast_slots);
-	uint32_t key, owner;
-
-	for (key = 1; key <= c->fast_slots; key++)
-		if (!bpf_map_lookup_elem(fd, &key, &owner) && !owner) {
-			owner = pid;
-			return bpf_map_update_elem(fd, &key, &owner, BPF_ANY) ? 0 : key;
-		}
-	return 0;
-}
-
 int collect_add_pid(struct collect *c, pid_t pid)
 {
-	struct lp_proc zero = { .fast_slot = fast_slot_alloc(c, pid) };
+	/* its block of the syscall array comes at its first syscall (targets.bpf.h) */
+	struct lp_proc zero = { 0 };
 	struct proc_image *img;
 	struct proc_info *pi;
 	uint32_t key = pid;
