@@ -67,9 +67,11 @@ PROTO_C := $(BUILD)/proto/profile.pb-c.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/proto/profile.pb-c.o
 PROG_OBJS := $(PROG_SRCS:%.c=$(BUILD)/%.o)
 
-# targets.bpf.c and ustack.bpf.c define the shared maps and must come first:
-# libbpf 1.1's linker cannot relocate extern maps declared before their definition.
-BPF_SHARED := bpf/targets.bpf.c bpf/ustack.bpf.c
+# The files that define maps other files declare extern come first (targets:
+# common.bpf.h's; ustack: ustack.bpf.h's and python.bpf.h's; syscall:
+# track.bpf.h's and waits.bpf.h's): libbpf 1.1's linker cannot relocate an
+# extern map declared before its definition.
+BPF_SHARED := bpf/targets.bpf.c bpf/ustack.bpf.c bpf/syscall.bpf.c
 BPF_SRCS := $(BPF_SHARED) $(filter-out $(BPF_SHARED),$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(BPF_SRCS:%.c=$(BUILD)/%.o)
 SKEL := $(BUILD)/latprof.skel.h

@@ -157,7 +157,7 @@ run_rounds "bench_sys $ITERS k getppid + $ITERS k read (perf trace, strace: 1/$S
 # two clock reads per program run), giving each program's own ns per run
 # (the median of the runs) and runs per workload syscall.
 # Programs on the syscall hooks (and latprof's sched_switch) by name:
-# latprof's tp_sys_* (raw_tp) or btf_sys_* (tp_btf), the floor's, syscount's
+# latprof's on_sys_* (raw_tp) or on_sys_*_btf (tp_btf), the floor's, syscount's
 # and bpftrace's.
 PROG_PATTERN='sys_enter|sys_exit|sched_switch|tracepoint_raw'
 PROGS_FILE=$TMP/progs.tsv	# variant program runs ns_per_run runs_per_call

@@ -161,9 +161,10 @@ static __always_inline void event_send(__u32 type, __u32 pid, __u32 ppid, __u32 
 
 /*
  * The value of @key in the hash @map, added as *@init when missing (by this
- * call, or by another CPU first); NULL when it cannot be added: the map
- * full, or no free element for now. When the key was missing, the update's
- * result goes to *@err if @err is not NULL (0: this call added it).
+ * call, or by another CPU first); NULL when it cannot be added (the map
+ * full, or no free element for now), or was deleted at once by user space
+ * (serve's drain). When the key was missing, the update's result goes to
+ * *@err if @err is not NULL (0: this call added it).
  */
 static __always_inline void *map_lookup_or_init(void *map, const void *key, const void *init,
 						long *err)

@@ -39,7 +39,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct lp_sample_key key = {};
 	struct lp_proc *proc;
-	__u64 zero = 0, *count;
+	__u64 one = 1, *count;
+	long err = 1;	/* stays 1 when the key was there */
 	bool kthread;
 
 	proc = current_target(tgid);
@@ -72,7 +73,10 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		count_stack_error(key.kstack_id, LP_STAT_KSTACK_FULL, LP_STAT_KSTACK_EFAULT,
 				    LP_STAT_KSTACK_OTHER);
 
-	count = map_lookup_or_init(&cpu_samples, &key, &zero, NULL);
+	/* new keys go in with their count: serve's drain may take them at once */
+	count = map_lookup_or_init(&cpu_samples, &key, &one, &err);
+	if (!err)
+		return 0;
 	if (count)
 		__sync_fetch_and_add(count, 1);
 	else	/* the map is full */

@@ -11,7 +11,7 @@
 #define LP_MAX_STACK_DEPTH 127
 
 /*
- * A stack in the stacks map (common.bpf.h, stack_get), keyed by a 64-bit
+ * A stack in the stacks map (stacks.bpf.h, stack_get), keyed by a 64-bit
  * hash of its frames: ids are handed out in order, 0, 1, 2 ... At most
  * LP_STACK_FRAMES frames (the innermost), so that a map element (the
  * kernel's 64 bytes of header and key, and this) is one 1 KiB allocation:
@@ -417,7 +417,7 @@ struct lp_task {
 };
 
 /*
- * A slot of the task_slots array (syscall.bpf.c, task_state_find): the state
+ * A slot of the task_slots array (task.bpf.h, task_slot_probe): the state
  * of one target thread, at its tid modulo LP_TASK_SLOTS or one of the
  * LP_TASK_PROBES slots after it, found with inlined array lookups.
  */

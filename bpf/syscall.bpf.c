@@ -197,8 +197,10 @@ __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u3
 	}
 	st = map_lookup_or_init(&sys_stats, &key, &zero_stat, &err);
 	if (!st) {
-		/* E2BIG: full; ENOMEM: no free element on this CPU now */
-		stat_inc(err == -E2BIG ? LP_STAT_SYS_STATS_DROPPED : LP_STAT_SYS_STATS_NOMEM);
+		/* E2BIG: full; ENOMEM: no free element on this CPU now; 0: drained at once */
+		if (err)
+			stat_inc(err == -E2BIG ? LP_STAT_SYS_STATS_DROPPED :
+				 LP_STAT_SYS_STATS_NOMEM);
 		sys_spill_account(nr, ns, error, in_flight);
 		return 0;
 	}

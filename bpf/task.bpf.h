@@ -152,7 +152,7 @@ static __always_inline void task_slot_rekey(struct task_struct *task, __u32 old_
 	__sync_val_compare_and_swap(&o->tid, old_tid, 0);
 }
 
-/* The state of target thread @tid that started at @start, or NULL . */
+/* The state of target thread @tid that started at @start, or NULL. */
 static __always_inline struct lp_task *task_state_of(__u32 tid, __u64 start, __u32 *slot)
 {
 	struct lp_task_slot *s = task_slot_probe(tid, start, TASK_PROBE_OWNED, slot);

@@ -2,9 +2,9 @@
 /*
  * Requests, files and network peers, found at the syscall level (record
  * --requests, --files, --net). Used by syscall.bpf.c only, which defines
- * the maps and configuration declared here: everything here runs from its sys_exit, on the arguments sys_enter saved, and costs
- * nothing when the three options are off (cfg_track is a constant the
- * verifier prunes on).
+ * the maps and configuration declared here: everything here runs from its
+ * sys_exit, on the arguments sys_enter saved, and costs nothing when the
+ * three options are off (cfg_track is a constant the verifier prunes on).
  *
  * requests: a descriptor returned by accept/accept4 is a connection (conns);
  * its first read returning bytes opens a request, its writes extend it, and
@@ -211,6 +211,15 @@ struct track_head {
 	__u32 tgid;
 	__s32 fd;
 };
+
+#define TRACK_HEAD_OF(ev) \
+	_Static_assert(__builtin_offsetof(struct ev, type) == 0 && \
+		       __builtin_offsetof(struct ev, tgid) == 4 && \
+		       __builtin_offsetof(struct ev, fd) == 8, #ev " starts with a track_head")
+TRACK_HEAD_OF(lp_req_event);
+TRACK_HEAD_OF(lp_open_event);
+TRACK_HEAD_OF(lp_peer_event);
+TRACK_HEAD_OF(lp_fd_event);
 
 /*
  * A record of @size bytes (a constant) on the track ring with its head

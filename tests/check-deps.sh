@@ -18,6 +18,9 @@ for f in src/lib/*.[ch]; do
 		echo "check-deps: $f (the bottom layer) includes from outside src/lib/"; bad=1
 	fi
 done
+if grep -rnE --include='*.[ch]' '#include "([^"]*/)?\.\./' src symbolize flamegraph bpf; then
+	echo "check-deps: an include through \"..\" goes around these rules"; bad=1
+fi
 if grep -rln --include='*.[ch]' 'skel.h' src symbolize flamegraph tests examples |
 		grep -v '^src/collect/priv.h$'; then
 	echo "check-deps: only src/collect/priv.h may include the BPF skeleton"; bad=1

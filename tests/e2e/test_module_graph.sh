@@ -13,12 +13,14 @@
 #     include nothing from src/ but src/lib/ (STYLE.md);
 #   - one caller of the BPF session's open and attach: src/session.c;
 #   - project headers are included by their path from the root ("src/x.h"),
-#     never by a bare name the graph would not see;
+#     never by a bare name the graph would not see, nor through "..";
 #   - bpf/ (issue 31): user space includes only its ABI, bpf/latprof.h,
 #     which includes no other project header; each .bpf.h includes
 #     common.bpf.h (itself only latprof.h) and no .bpf.c; the .bpf.h
 #     include graph has no circle; a header declares (extern) and never
-#     defines a map, a global or a program; every map and global is
+#     defines a map, a global, a program or a mutable static (its
+#     statements are read, comments and preprocessor lines out); every
+#     map and global is
 #     defined in one .bpf.c; programs are on_<hook> and no helper starts
 #     with on_ (STYLE.md), so bpftool's and bpf_stats' names are programs.
 # Ground truth: the #include lines and calls in the tree itself.
@@ -106,6 +108,46 @@ for m in sorted(graph):
     if not state.get(m):
         visit(m)
 # bpf/: layers and definitions
+def statements(text):
+    """The file-scope statements of C @text (comments and preprocessor lines
+    out), each with the bodies of the functions it defines: (text, bodies)."""
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', ' ', text)
+    text = re.sub(r'^[ \t]*#(?:[^\n]*\\\n)*[^\n]*', ' ', text, flags=re.M)
+    out, cur, depth, body = [], [], 0, None
+    for ch in text:
+        cur.append(ch)
+        if ch == '{':
+            if depth == 0:
+                head = ''.join(cur[:-1])
+                body = [] if re.search(r'\)\s*$', head) else None
+            depth += 1
+        elif ch == '}':
+            depth -= 1
+            if depth == 0 and body is not None:
+                out.append((''.join(cur).strip(), ''.join(cur)[len(head):]))
+                cur, body = [], None
+        elif ch == ';' and depth == 0:
+            out.append((''.join(cur).strip(), ''))
+            cur = []
+    return out
+def header_defines(stmt):
+    """What statement @stmt of a header defines ('' when it only declares)."""
+    t = ' '.join(stmt.split())
+    if not t or t == ';' or t.startswith(('extern ', '_Static_assert')):
+        return ''
+    if re.search(r'\)\s*\{', t) and t.endswith('}'):		# a function
+        return '' if t.startswith('static ') else 'the function ' + t.split('(')[0]
+    if 'SEC(' in t:
+        return 'the map or program ' + t
+    init = '=' in t and ('{' not in t or t.index('=') < t.index('{'))
+    if t.startswith(('struct ', 'union ', 'enum ', 'typedef ')) and not init:
+        after = t[t.rindex('}') + 1:] if '{' in t else t.split(None, 2)[2] if len(t.split()) > 2 else ''
+        after = after.rstrip(';').strip()
+        return '' if not after or t.startswith('typedef ') else 'a variable ' + t
+    if '(' in t and '=' not in t:					# a prototype
+        return ''
+    return 'a variable ' + t
 bpfdir = os.path.join(root, "bpf")
 bpf_graph = {}
 defined = {}
@@ -137,22 +179,32 @@ for name in sorted(os.listdir(bpfdir)):
     for p in progs:
         if not prog_prefix.match(p):
             bad.append("bpf/%s: program %s is not named on_<hook>" % (name, p))
+    stmts = statements(text)
     if name.endswith(".h"):
-        for d in defs + progs:
-            bad.append("bpf/%s defines %s (a header declares; a .bpf.c defines)" % (name, d))
+        for st, fbody in stmts:
+            what = header_defines(st)
+            if what:
+                bad.append("bpf/%s defines %s (a header declares; a .bpf.c defines)"
+                           % (name, what[:100]))
+            if re.search(r'\bstatic\s+(?!const\b)', fbody):
+                bad.append("bpf/%s: a mutable static inside a function (a global of each includer)"
+                           % name)
     else:
         for d in defs:
             if d in defined:
                 bad.append("%s defined in bpf/%s and bpf/%s" % (d, defined[d], name))
             defined[d] = name
-    for fn in re.findall(r'^static (?:__always_inline )?[\w ]+?\**(\w+)\(', text, re.M):
-        if prog_prefix.match(fn):
-            bad.append("bpf/%s: helper %s is named like a program" % (name, fn))
-for d in ("src", "src/lib", "src/collect", "symbolize", "flamegraph"):
+    for st, fbody in stmts:
+        m = re.match(r'(?:[\w ]+?\**)\b(\w+)\s*\(', ' '.join(st.split()))
+        if fbody and m and prog_prefix.match(m.group(1)) and 'SEC(' not in st:
+            bad.append("bpf/%s: helper %s is named like a program" % (name, m.group(1)))
+for d in ("src", "src/lib", "src/collect", "symbolize", "flamegraph", "bpf"):
     for name in sorted(os.listdir(os.path.join(root, d))):
         if name.endswith((".c", ".h")):
             for path in inc.findall(open(os.path.join(root, d, name)).read()):
-                if path.startswith("bpf/") and path != "bpf/latprof.h":
+                if ".." in path.split("/"):
+                    bad.append("%s/%s includes %s: a path around the rules" % (d, name, path))
+                if d != "bpf" and path.startswith("bpf/") and path != "bpf/latprof.h":
                     bad.append("%s/%s includes %s (user space sees only bpf/latprof.h)" % (d, name, path))
 state.clear()
 def bpf_visit(m, stack):
