@@ -99,6 +99,8 @@ FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
 .PHONY: all setup browser-deps demo model-demo model-doc docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run \
 	check-fuzz check-valgrind check-kernels
+# a recipe that fails leaves no half-written target that a later make would trust
+.DELETE_ON_ERROR:
 all: $(PROG)
 
 $(PROG): $(PROG_OBJS) $(LIB_OBJS)
@@ -162,7 +164,7 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H)
 
 $(BUILD)/latprof.bpf.o: $(BPF_OBJS)
 	$(call msg,LINK-BPF,$@)
-	$(Q)$(BPFTOOL) gen object $@ $^
+	$(Q)$(BPFTOOL) gen object $@.tmp $^ && mv $@.tmp $@
 
 $(SKEL): $(BUILD)/latprof.bpf.o
 	$(call msg,SKEL,$@)

@@ -42,6 +42,7 @@ extern const volatile __u32 cfg_sys_fast_slots;	/* <= LP_SYS_FAST_SLOTS */
 extern const volatile __u32 cfg_bpf_loop;	/* the kernel has bpf_loop (5.17) */
 extern const volatile __u32 cfg_offcpu;	/* --mode offcpu */
 extern const volatile __u64 cfg_offcpu_min_ns;	/* --min-block */
+extern const volatile __u64 cfg_stall_min_ns;	/* --stall-min, 0: off (stalls.bpf.h) */
 extern const volatile __u32 cfg_sys_filter_on;	/* --syscalls given */
 extern const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR];	/* its numbers */
 extern __u64 lp_target_bits[LP_TARGET_WORDS];	/* latprof.h */

@@ -5,7 +5,9 @@
  * id, kernel stack id}; only the aggregate crosses to user space.
  */
 #include "stacks.bpf.h"
+#include "stalls.bpf.h"
 #include "targets.bpf.h"
+#include "task.bpf.h"
 #include "ustack.bpf.h"
 
 struct {
@@ -31,6 +33,14 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 	__u64 cs = ((const volatile __u64 *)ctx)[UAPI_PT_REGS_CS];
 
 	return (cs & 3) != 0;
+}
+
+/* LP_USTACK_IN_STALL when the current thread is inside an event-loop stall. */
+static __always_inline __u32 cpu_stall_flag(void)
+{
+	struct lp_task *t = task_state_find(bpf_get_current_task_btf());
+
+	return t && stall_in(t, bpf_ktime_get_ns()) ? LP_USTACK_IN_STALL : 0;
 }
 
 SEC("perf_event")
@@ -61,7 +71,8 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 		if (key.kstack_id != -ENOENT)
 			count_stack_error(key.kstack_id, LP_STAT_KSTACK_FULL,
 					    LP_STAT_KSTACK_EFAULT, LP_STAT_KSTACK_OTHER);
-		ustack_submit(LP_SAMPLE_CPU, tgid, key.gen, key.kstack_id, 1);
+		ustack_submit(LP_SAMPLE_CPU, tgid, key.gen, key.kstack_id, 1,
+			      cfg_stall_min_ns ? cpu_stall_flag() : 0);
 		return 0;
 	} else {
 		key.ustack_id = stack_get(ctx, BPF_F_USER_STACK, true);

@@ -80,6 +80,7 @@ enum lp_event_type {
 	LP_EVENT_NEW = 1,	/* a process became a target (fork, --comm, -a) */
 	LP_EVENT_EXEC,		/* a target exec'ed: its address space changed */
 	LP_EVENT_EXIT,		/* the last thread of a target exited */
+	LP_EVENT_STALL,		/* an event loop ran long between two waits */
 };
 
 /* Ring buffer record: lifecycle of target processes. */
@@ -107,6 +108,19 @@ struct lp_proc_event {
 	__u64 sys_used[LP_SYS_USED_WORDS];	/* EXIT: struct lp_proc's */
 };
 
+/*
+ * Ring buffer record of LP_EVENT_STALL: a thread's stretch from a readiness
+ * wait's return (select, poll, epoll) to its next one, at least --stall-min
+ * long: the loop ran one piece of work that long and served nothing else.
+ * e.time_ns is the stretch's end, the next wait's start.
+ */
+struct lp_stall_event {
+	struct lp_event e;
+	__u64 dur_ns;
+	__u32 tid;
+	__u32 pad;
+};
+
 #define LP_HIST_SLOTS 32		/* log2 latency buckets, see struct lp_sys_stat */
 #define LP_MAX_SYSCALL_NR 512	/* --syscalls filter covers numbers below this */
 #define LP_SYS_FAST_SLOTS 8	/* processes whose syscall stats live in an array */
@@ -132,6 +146,7 @@ enum lp_sample_kind {
 
 enum lp_ustack_flag {
 	LP_USTACK_IN_FLIGHT = 1,	/* still running when recording stopped */
+	LP_USTACK_IN_STALL = 2,		/* taken in an event loop's stall (--stall-min) */
 };
 #define LP_USTACK_WAIT_SHIFT 8		/* flags >> this & 3: enum lp_wait */
 
@@ -395,7 +410,7 @@ struct lp_task {
 				 * per-CPU stats array, -1: use the hash map */
 	__u64 pend_max;		/* that block's length */
 	__u32 tgid;		/* 0 until the state is initialized */
-	__u32 track_flags;	/* enum lp_task_flag (--requests) */
+	__u32 track_flags;	/* enum lp_task_flag */
 	__u32 wait;		/* enum lp_wait of the wait in progress */
 	__u32 stamp;		/* its process's struct lp_proc.stamp */
 	/* only written with --requests, --files or --net (arg0 also for
@@ -409,7 +424,8 @@ struct lp_task {
 	 */
 	__u64 plain_fds;
 	__u32 plain_epoch;
-	__u32 pad;
+	__u32 loop_ready;	/* ktime >> 10 (| 1) when its last readiness wait
+				 * returned, 0: none since (bpf/stalls.bpf.h) */
 	__u64 cpu_seen;		/* sum_exec_runtime when last charged to the process */
 	__u64 utime_seen;	/* utime and stime at that charge */
 	__u64 stime_seen;
@@ -454,6 +470,7 @@ struct lp_task_slot {
 
 enum lp_task_flag {
 	LP_TASK_ACCEPTS = 1,	/* accepted a connection: an event loop if it also reads */
+	LP_TASK_LOOP_WAIT = 2,	/* in a readiness wait that ends a stretch (stalls.bpf.h) */
 };
 
 /* A tracked descriptor: key of the conns and fdstats maps. */

@@ -15,6 +15,7 @@
  * off-CPU intervals still open then, with their time so far.
  */
 #include "stacks.bpf.h"
+#include "stalls.bpf.h"
 #include "targets.bpf.h"
 #include "task.bpf.h"
 #include "track.bpf.h"
@@ -216,7 +217,8 @@ __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u3
  */
 static __always_inline bool sys_entered(long nr)
 {
-	if (sys_traced(nr) || (cfg_waits && waits_entered(nr)))
+	if (sys_traced(nr) || (cfg_waits && waits_entered(nr)) ||
+	    (cfg_stall_min_ns && stall_wait_nr(nr)))
 		return true;
 	return cfg_track && nr >= 0 && nr < LP_MAX_SYSCALL_NR;
 }
@@ -294,6 +296,8 @@ static __always_inline int handle_sys_enter(struct pt_regs *regs, __u64 at, long
 		t->pend_kstack = -ENOENT;
 	}
 	t->sys_start = bpf_ktime_get_ns();
+	if (cfg_stall_min_ns)
+		stall_sys_enter(t, regs, typed, nr, t->sys_start);
 	return 0;
 }
 
@@ -326,11 +330,13 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 		t->off_start = 0;
 	}
 	nr = t->sys_nr;
+	if (cfg_stall_min_ns)
+		stall_sys_exit(t, now);
 	if (cfg_track)
 		track_sys_exit(bpf_get_current_task_btf(), t, nr, now, dur, ret);
 	if (cfg_waits)
 		waits_sys_exit(t, nr, ret);
-	if ((cfg_track || cfg_waits) && cfg_sys_filter_on && !sys_traced(nr))
+	if ((cfg_track || cfg_waits || cfg_stall_min_ns) && cfg_sys_filter_on && !sys_traced(nr))
 		return 0;
 	if (cfg_syscalls) {
 		bool error = ret < 0 && ret >= -MAX_ERRNO;
@@ -360,7 +366,8 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 			.blocked_ns = t->pend_blocked,
 			.preempted_ns = t->pend_preempted,
 			.nr = nr,
-			.flags = wait << LP_USTACK_WAIT_SHIFT,
+			.flags = wait << LP_USTACK_WAIT_SHIFT |
+				 (stall_in(t, now) ? LP_USTACK_IN_STALL : 0),
 		};
 
 		ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_TRACE);

@@ -19,6 +19,7 @@ const volatile __u32 cfg_sys_fast_slots = 0;
 const volatile __u32 cfg_bpf_loop = 0;
 const volatile __u32 cfg_offcpu = 0;
 const volatile __u64 cfg_offcpu_min_ns = 1000000;
+const volatile __u64 cfg_stall_min_ns = 0;
 const volatile __u32 cfg_sys_filter_on = 0;
 const volatile __u8 cfg_sys_filter[LP_MAX_SYSCALL_NR] = {};
 __u64 lp_target_bits[LP_TARGET_WORDS] = {};

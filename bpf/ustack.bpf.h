@@ -254,9 +254,12 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	return 0;
 }
 
-/* The CPU sampler's submit: the current task's user stack with @kind and @value. */
+/*
+ * The CPU sampler's submit: the current task's user stack with @kind,
+ * @value and @flags (enum lp_ustack_flag).
+ */
 static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s32 kstack_id,
-					 __u64 value)
+					 __u64 value, __u32 flags)
 {
 	struct ustack_info info = {
 		.kind = kind,
@@ -265,6 +268,7 @@ static __always_inline int ustack_submit(__u32 kind, __u32 tgid, __u32 gen, __s3
 		.kstack_id = kstack_id,
 		.value = value,
 		.nr = -1,
+		.flags = flags,
 	};
 
 	return ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_SAMPLE);

@@ -31,6 +31,8 @@
 
 /* A target's lifecycle event (enum lp_event_type) with its current comm. */
 typedef void (*collect_proc_fn)(void *arg, int type, pid_t pid, const char *comm);
+/* An event loop's stall of @dur_ns in process @pid, thread name @comm. */
+typedef void (*collect_stall_fn)(void *arg, pid_t pid, const char *comm, uint64_t dur_ns);
 
 struct collect_opts {
 	/*
@@ -57,6 +59,7 @@ struct collect_opts {
 	 * snapshotting processes (no symbolizer state grows).
 	 */
 	collect_proc_fn proc_fn;
+	collect_stall_fn stall_fn;	/* and stalls to stall_fn (with proc_arg) */
 	void *proc_arg;
 	/* serve: collect_drain reads the array too, and hands its blocks back */
 	bool sys_fast_drain;
@@ -175,6 +178,9 @@ struct proc_tree *collect_procs(struct collect *c);
 
 /* (process, descriptor) conversations bpf/waits.bpf.h keeps (docs/syscalls.md) */
 #define COLLECT_CONVS 16384
+
+/* Event-loop stalls a recording keeps (src/stalls.h); later ones are counted */
+#define COLLECT_MAX_STALLS 100000
 
 /*
  * For a long-running session: read and delete every entry of the in-kernel

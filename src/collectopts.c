@@ -32,6 +32,9 @@ const char collectopts_usage[] =
 	"                           user stack (default 1000; 0: every syscall)\n"
 	"      --min-block USEC     off-CPU intervals at least this long are recorded\n"
 	"                           with their stacks (default 1000)\n"
+	"      --stall-min USEC     a thread that waits in select, poll or epoll and runs\n"
+	"                           this long between two waits stalled its event loop:\n"
+	"                           listed, with what ran (default 10000; 0: off)\n"
 	"      --requests           follow requests on accepted connections: latency and\n"
 	"                           where their time went (CPU, syscalls by category)\n"
 	"      --max-requests N     requests kept in the profile (default 100000)\n"
@@ -56,6 +59,7 @@ void collectopts_init(struct collector_opts *o)
 		.freq_hz = 99,
 		.min_duration_us = 1000,
 		.min_block_us = 1000,
+		.stall_min_us = 10000,
 		.unwind_dwarf = true,
 		.stack_size = 16384,
 		.max_requests = 100000,
@@ -251,6 +255,10 @@ int collectopts_parse(struct collector_opts *o, int c, const char *arg)
 	case COLLECTOPTS_MIN_BLOCK:
 		err = parse_number(arg, 0, 3600000000ULL, "--min-block", WANT_US, &v);
 		o->min_block_us = err ? o->min_block_us : v;
+		return err;
+	case COLLECTOPTS_STALL_MIN:
+		err = parse_number(arg, 0, 3600000000ULL, "--stall-min", WANT_US, &v);
+		o->stall_min_us = err ? o->stall_min_us : v;
 		return err;
 	case COLLECTOPTS_UNWIND:
 		return parse_unwind(arg, &o->unwind_dwarf);

@@ -53,6 +53,7 @@ struct collector_opts {
 	unsigned int freq_hz;		/* -F */
 	uint64_t min_duration_us;	/* --min-duration */
 	uint64_t min_block_us;		/* --min-block */
+	uint64_t stall_min_us;		/* --stall-min */
 	bool unwind_dwarf;		/* --unwind */
 	unsigned int stack_size;	/* --stack-size, bytes */
 	bool no_python;			/* --no-python */
@@ -69,6 +70,7 @@ enum collectopts_code {
 	COLLECTOPTS_SYSCALLS,
 	COLLECTOPTS_MIN_DURATION,
 	COLLECTOPTS_MIN_BLOCK,
+	COLLECTOPTS_STALL_MIN,
 	COLLECTOPTS_UNWIND,
 	COLLECTOPTS_STACK_SIZE,
 	COLLECTOPTS_NO_PYTHON,
@@ -93,6 +95,7 @@ enum collectopts_code {
 	{ "syscalls", required_argument, NULL, COLLECTOPTS_SYSCALLS }, \
 	{ "min-duration", required_argument, NULL, COLLECTOPTS_MIN_DURATION }, \
 	{ "min-block", required_argument, NULL, COLLECTOPTS_MIN_BLOCK }, \
+	{ "stall-min", required_argument, NULL, COLLECTOPTS_STALL_MIN }, \
 	{ "unwind", required_argument, NULL, COLLECTOPTS_UNWIND }, \
 	{ "stack-size", required_argument, NULL, COLLECTOPTS_STACK_SIZE }, \
 	{ "no-python", no_argument, NULL, COLLECTOPTS_NO_PYTHON }, \

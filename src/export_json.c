@@ -11,6 +11,7 @@
 #include "src/iotrack.h"
 #include "src/proctree.h"
 #include "src/requests.h"
+#include "src/stalls.h"
 #include "src/runmeta.h"
 #include "src/syscalls.h"
 #include "src/sysstats.h"
@@ -57,6 +58,7 @@ static void json_metadata(FILE *out, const struct profile *p)
 		    !strncmp(p->meta.items[i].key, "process_folded.", 15) ||
 		    !strncmp(p->meta.items[i].key, "timeline.", 9) ||
 		    meta_is_chunk(p->meta.items[i].key, "requests.") ||
+		    meta_is_chunk(p->meta.items[i].key, "stalls.") ||
 		    meta_is_chunk(p->meta.items[i].key, "io."))
 			continue;
 		fputs(n++ ? "," : "", out);
@@ -422,6 +424,38 @@ static int json_io(FILE *out, const struct profile *p)
 	return 0;
 }
 
+/*
+ * "stalls": event-loop stalls (recorded with --mode syscall and --stall-min
+ * above 0): the threshold, a summary and each stall.
+ */
+static int json_stalls(FILE *out, const struct profile *p)
+{
+	struct stalls_summary sum;
+	struct stalls s = { 0 };
+	uint64_t min_ns;
+	size_t i;
+	int err = stalls_load(p, &s, &min_ns);
+
+	if (err == -ENOENT)
+		return 0;
+	if (!err)
+		err = stalls_summarize(&s, &sum);
+	if (!err) {
+		fprintf(out, ",\"stalls\":{\"min_ns\":%" PRIu64 ",\"count\":%zu,\"dropped\":%" PRIu64
+			",\"total_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
+			",\"max_ns\":%" PRIu64 ",\"list\":[", min_ns, sum.count,
+			profile_get_meta_u64(p, "stalls.dropped"), sum.total_ns, sum.p50_ns,
+			sum.p99_ns, sum.max_ns);
+		for (i = 0; i < s.nr; i++)
+			fprintf(out, "%s{\"pid\":%u,\"tid\":%u,\"start_monotonic_ns\":%" PRIu64
+				",\"duration_ns\":%" PRIu64 "}", i ? "," : "", s.items[i].pid,
+				s.items[i].tid, s.items[i].start_ns, s.items[i].duration_ns);
+		fputs("]}", out);
+	}
+	stalls_release(&s);
+	return err;
+}
+
 int export_json(FILE *out, const struct profile *p, const struct profile_weight *w,
 		struct flame *f, size_t top)
 {
@@ -452,6 +486,8 @@ int export_json(FILE *out, const struct profile *p, const struct profile_weight 
 		err = json_requests(out, p);
 	if (!err)
 		err = json_io(out, p);
+	if (!err)
+		err = json_stalls(out, p);
 	fputs("}\n", out);
 	if (err)
 		return err;

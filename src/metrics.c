@@ -256,6 +256,16 @@ int metrics_add_offcpu(struct metrics *m, pid_t pid, const char *comm, uint64_t 
 	return 0;
 }
 
+int metrics_add_stall(struct metrics *m, pid_t pid, const char *comm, uint64_t ns)
+{
+	struct metrics_task *t = task_of(m, pid, comm);
+
+	if (!t)
+		return -ENOMEM;
+	sys_stat_add(&t->stall, ns);
+	return 0;
+}
+
 /*
  * A process that exited in this window may still have counts in the maps
  * that the next drain takes out: it is forgotten one window later.

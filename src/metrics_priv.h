@@ -31,6 +31,7 @@ struct metrics_task {
 	const char *comm;	/* interned */
 	uint64_t updated_ns;
 	uint64_t samples, blocked_ns, preempted_ns;
+	struct sys_stat stall;	/* event-loop stalls (st.name unused) */
 };
 
 struct metrics_proc {

@@ -60,6 +60,26 @@ static void write_sys(const struct metrics_sys *const *v, size_t nr, FILE *out)
 	}
 }
 
+/* Event-loop stalls, for the names that had one (src/stalls.h). */
+static void write_stalls(const struct metrics_task *const *v, size_t nr, FILE *out)
+{
+	struct prom_labels l = { { "comm" }, { NULL }, 1 };
+	size_t i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		n += v[i]->stall.count > 0;
+	if (!n)
+		return;
+	prom_write_family(out, "latprof_loop_stall_seconds", "histogram",
+			  "Event-loop stalls: a thread that waits in select, poll or epoll ran this long between two waits (at least --stall-min), per process name.");
+	for (i = 0; i < nr; i++) {
+		if (!v[i]->stall.count)
+			continue;
+		l.vals[0] = v[i]->comm;
+		prom_write_histogram(out, "latprof_loop_stall_seconds", &l, &v[i]->stall);
+	}
+}
+
 static void write_tasks(const struct metrics_task *const *v, size_t nr,
 			const struct metrics_agent *a, FILE *out)
 {
@@ -75,6 +95,7 @@ static void write_tasks(const struct metrics_task *const *v, size_t nr,
 			prom_write_value(out, "latprof_cpu_samples_total", &l, v[i]->samples);
 		}
 	}
+	write_stalls(v, nr, out);
 	if (!a->has_offcpu)
 		return;
 	prom_write_family(out, "latprof_offcpu_seconds_total", "counter",

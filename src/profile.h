@@ -23,6 +23,7 @@
 #define PROFILE_TYPE_SYSCALLS "syscalls"	/* unit "count": slow syscalls */
 #define PROFILE_TYPE_LATENCY "latency"		/* unit "nanoseconds" in slow syscalls */
 #define PROFILE_TYPE_OFFCPU "offcpu"		/* unit "nanoseconds" off CPU */
+#define PROFILE_TYPE_STALL "stall"		/* unit "nanoseconds" in event-loop stalls */
 
 /* Kernel mappings are named "[kernel.kallsyms]" and "[kernel.kallsyms]/MODULE". */
 /*

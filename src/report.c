@@ -131,27 +131,46 @@ static int cmp_stack_weight(const void *a, const void *b)
 	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
 }
 
+int report_sorted_stacks(const struct report_opts *o, const struct profile *p,
+			 const struct profile_weight *w, struct flame **f,
+			 const struct flame_stack ***order, size_t *nr)
+{
+	const struct flame_stack *st;
+	size_t i, n;
+	int err;
+
+	*order = NULL;
+	*nr = 0;
+	*f = flame_new();
+	err = *f ? stacks_to_flame(p, w, STACKS_FLAG_PER_PID | o->stack_flags, *f) : -ENOMEM;
+	n = err ? 0 : flame_nr_stacks(*f);
+	*order = err ? NULL : calloc(n ? n : 1, sizeof(**order));
+	if (!err && !*order)
+		err = -ENOMEM;
+	if (err) {
+		flame_free(*f);
+		*f = NULL;
+		return err;
+	}
+	st = flame_stacks(*f);
+	for (i = 0; i < n; i++)
+		(*order)[i] = &st[i];
+	array_sort(*order, n, sizeof(**order), cmp_stack_weight);
+	*nr = n;
+	return 0;
+}
+
 static int print_stacks(FILE *out, const struct report_opts *o, const struct profile *p,
 			const struct profile_weight *w)
 {
 	char wbuf[32];
-	struct flame *f = flame_new();
-	const struct flame_stack *st, **order = NULL;
+	struct flame *f;
+	const struct flame_stack **order;
 	size_t i, j, n;
-	int err = f ? stacks_to_flame(p, w, STACKS_FLAG_PER_PID | o->stack_flags, f) : -ENOMEM;
+	int err = report_sorted_stacks(o, p, w, &f, &order, &n);
 
 	if (err)
-		goto out;
-	n = flame_nr_stacks(f);
-	st = flame_stacks(f);
-	order = calloc(n ? n : 1, sizeof(*order));
-	if (!order) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		order[i] = &st[i];
-	array_sort(order, n, sizeof(*order), cmp_stack_weight);
+		return err;
 	report_fmt_heading(out, o->color, "Top stacks (leaf first)", NULL);
 	for (i = 0; i < n && i < o->stacks; i++) {
 		weight_str(o, order[i]->weight, wbuf, sizeof(wbuf));
@@ -166,10 +185,9 @@ static int print_stacks(FILE *out, const struct report_opts *o, const struct pro
 			fprintf(out, "        %.70s\n", order[i]->frames[j]);
 		}
 	}
-out:
 	free(order);
 	flame_free(f);
-	return err;
+	return 0;
 }
 
 static void print_header(FILE *out, const struct report_opts *o, const struct profile *p,
@@ -369,6 +387,8 @@ int report_profile(FILE *out, struct report_opts *o, const struct profile *p, co
 		err = report_requests(out, o, p);
 	if (!err)
 		err = report_io(out, o, p);
+	if (!err)
+		err = report_stalls(out, o, p);
 	if (!err)
 		err = count_functions(p, &w, o->stack_flags, names, &t);
 	if (!err) {

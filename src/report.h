@@ -54,5 +54,19 @@ int report_timeline(FILE *out, const struct report_opts *o, const struct profile
 int report_requests(FILE *out, const struct report_opts *o, const struct profile *p);
 /* Files and network peers (record --files, --net) (report_req.c). */
 int report_io(FILE *out, const struct report_opts *o, const struct profile *p);
+struct flame;
+struct flame_stack;
+struct profile_weight;
+/*
+ * The stacks of @p weighed by @w (with o->stack_flags, per process),
+ * heaviest first: *@f holds them (flame_free), *@order (free) points into
+ * it, *@nr of them. 0 or -ENOMEM.
+ */
+int report_sorted_stacks(const struct report_opts *o, const struct profile *p,
+			 const struct profile_weight *w, struct flame **f,
+			 const struct flame_stack ***order, size_t *nr);
+
+/* The event-loop stalls section (report_stalls.c); nothing without stall detection. */
+int report_stalls(FILE *out, const struct report_opts *o, const struct profile *p);
 
 #endif

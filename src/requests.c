@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/metarecords.h"
 #include "src/lib/util.h"
 
 #define REQUEST_FIELDS 14
@@ -256,119 +257,67 @@ void requests_sort_by_start(struct requests *r)
 		array_sort(r->items, r->nr, sizeof(*r->items), cmp_start);
 }
 
-static void request_format(FILE *f, const struct request *r)
-{
-	int i;
-
-	fprintf(f, "%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%" PRIu64, r->pid, r->tid, r->fd, r->flags,
-		r->start_ns, r->duration_ns, r->bytes_in, r->bytes_out, r->cpu_ns);
-	for (i = 0; i < REQUEST_CAT_NR; i++)
-		fprintf(f, ",%" PRIu64, r->cat_ns[i]);
-}
-
-static int store_chunk(struct profile *p, const struct request *r, size_t n, size_t k)
-{
-	char key[48], *buf = NULL;
-	size_t len = 0, i;
-	FILE *f = open_memstream(&buf, &len);
-	int err;
-
-	if (!f)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputc(';', f);
-		request_format(f, &r[i]);
-	}
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	snprintf(key, sizeof(key), "requests.%zu", k);
-	err = profile_set_meta(p, key, buf);
-	free(buf);
-	return err;
-}
-
 int requests_store(struct profile *p, const struct requests *r, uint64_t dropped,
 		   uint64_t unanswered)
 {
-	size_t i, n;
-	int err;
+	uint64_t *v = NULL, *x;
+	size_t i;
+	int err, j;
 
 	err = profile_set_meta_u64(p, "requests.count", r->nr);
 	if (!err)
 		err = profile_set_meta_u64(p, "requests.dropped", dropped);
 	if (!err)
 		err = profile_set_meta_u64(p, "requests.unanswered", unanswered);
-	for (i = 0; !err && i < r->nr; i += n) {
-		n = r->nr - i < REQUESTS_PER_CHUNK ? r->nr - i : REQUESTS_PER_CHUNK;
-		err = store_chunk(p, r->items + i, n, i / REQUESTS_PER_CHUNK);
+	if (err || !r->nr)
+		return err;
+	v = calloc(r->nr, REQUEST_FIELDS * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < r->nr; i++) {
+		const struct request *q = &r->items[i];
+
+		x = v + i * REQUEST_FIELDS;
+		x[0] = q->pid;
+		x[1] = q->tid;
+		x[2] = q->fd;
+		x[3] = q->flags;
+		x[4] = q->start_ns;
+		x[5] = q->duration_ns;
+		x[6] = q->bytes_in;
+		x[7] = q->bytes_out;
+		x[8] = q->cpu_ns;
+		for (j = 0; j < REQUEST_CAT_NR; j++)
+			x[9 + j] = q->cat_ns[j];
 	}
+	err = metarecords_store(p, "requests", v, r->nr, REQUEST_FIELDS);
+	free(v);
 	return err;
 }
 
-/* Parse one record; false when malformed. */
-static bool request_parse(const char *s, const char *end, struct request *r)
+/* One stored request; a number past its field's width makes it malformed. */
+static int load_one(void *arg, const uint64_t *v)
 {
-	uint64_t v[REQUEST_FIELDS];
-	char *next;
+	struct requests *out = arg;
+	struct request *r;
 	int i;
 
-	for (i = 0; i < REQUEST_FIELDS; i++) {
-		if (s >= end || *s < '0' || *s > '9')
-			return false;
-		errno = 0;
-		v[i] = strtoull(s, &next, 10);
-		if (errno || next > end || (i + 1 < REQUEST_FIELDS && *next != ','))
-			return false;
-		s = next + 1;
-	}
-	if (next != end || v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[2] > UINT32_MAX ||
-	    v[3] > UINT32_MAX)
-		return false;
+	if (v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[2] > UINT32_MAX || v[3] > UINT32_MAX)
+		return 0;
+	if (array_grow(out, out->nr + 1))
+		return -ENOMEM;
+	r = &out->items[out->nr++];
 	*r = (struct request){ .pid = v[0], .tid = v[1], .fd = v[2], .flags = v[3],
 			       .start_ns = v[4], .duration_ns = v[5], .bytes_in = v[6],
 			       .bytes_out = v[7], .cpu_ns = v[8] };
 	for (i = 0; i < REQUEST_CAT_NR; i++)
 		r->cat_ns[i] = v[9 + i];
-	return true;
-}
-
-static int load_chunk(const char *s, struct requests *out)
-{
-	const char *end;
-
-	while (*s) {
-		end = strchr(s, ';');
-		if (!end)
-			end = s + strlen(s);
-		if (array_grow(out, out->nr + 1))
-			return -ENOMEM;
-		if (request_parse(s, end, &out->items[out->nr]))
-			out->nr++;
-		s = *end ? end + 1 : end;
-	}
 	return 0;
 }
 
 int requests_load(const struct profile *p, struct requests *out)
 {
-	const char *key, *rest;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && i < p->meta.nr; i++) {
-		key = p->meta.items[i].key;
-		if (strncmp(key, "requests.", 9))
-			continue;
-		rest = key + 9;
-		if (*rest < '0' || *rest > '9' || rest[strspn(rest, "0123456789")])
-			continue;
-		err = load_chunk(p->meta.items[i].value, out);
-	}
-	return err;
+	return metarecords_each(p, "requests", REQUEST_FIELDS, load_one, out);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -16,7 +16,7 @@
  * "unaccounted" (runnable, page faults, time in untracked threads).
  *
  * Metadata: "requests.count", "requests.dropped", "requests.unanswered" and
- * chunks "requests.K" (K = 0, 1, ...) of up to REQUESTS_PER_CHUNK records
+ * chunks "requests.K" (K = 0, 1, ...) of up to METARECORDS_PER_CHUNK records
  * "pid,tid,fd,flags,start_ns,duration_ns,bytes_in,bytes_out,cpu_ns,
  * network_ns,file_ns,sync_ns,sleep_ns,other_ns" separated by ';'
  * (docs/formats.md).
@@ -39,7 +39,6 @@ enum request_cat {
 };
 
 #define REQUEST_SHARED 1u	/* breakdown proportional (shared event loop) */
-#define REQUESTS_PER_CHUNK 500
 
 /*
  * Cumulative times, as the kernel keeps them per thread and per process:

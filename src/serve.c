@@ -53,6 +53,16 @@ static void on_proc_event(void *arg, int type, pid_t pid, const char *comm)
 	pthread_mutex_unlock(&s->lock);
 }
 
+static void on_stall(void *arg, pid_t pid, const char *comm, uint64_t dur_ns)
+{
+	struct serve *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	if (metrics_add_stall(s->metrics, pid, comm, dur_ns))
+		s->drain_errors++;
+	pthread_mutex_unlock(&s->lock);
+}
+
 static void drain_sys(void *arg, const struct sys_stat *st)
 {
 	struct serve *s = arg;
@@ -234,6 +244,7 @@ static int serve_agent(struct serve *s)
 		.co = &s->o->co,
 		.command = s->o->command,
 		.proc_fn = on_proc_event,
+		.stall_fn = on_stall,
 		.proc_arg = s,
 	};
 	struct session_loop loop = {

@@ -72,6 +72,7 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 		.proc_fn = profile ? NULL : cfg->proc_fn,
+		.stall_fn = profile ? NULL : cfg->stall_fn,
 		.proc_arg = cfg->proc_arg,
 		/* a profile's array within 32 MiB; the agent's, always there, 8 */
 		.sys_fast_bytes = (size_t)(profile ? 32 : 8) << 20,

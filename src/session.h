@@ -36,6 +36,7 @@ struct session_config {
 	char **command;			/* -- COMMAND to start held, or NULL */
 	double interval_s;		/* the timeline's interval (profiles) */
 	collect_proc_fn proc_fn;	/* metrics: lifecycle events */
+	collect_stall_fn stall_fn;	/* metrics: event-loop stalls (with proc_arg) */
 	void *proc_arg;
 };
 

@@ -26,6 +26,7 @@ struct stackagg_values {
 	uint64_t value;		/* CPU samples, or ns of a slow syscall */
 	uint64_t blocked_ns;	/* off CPU, waiting */
 	uint64_t preempted_ns;	/* off CPU, runnable */
+	uint64_t stall_ns;	/* of an event-loop stall (src/stalls.h) */
 };
 
 struct stackagg_entry {

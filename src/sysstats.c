@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/types.h>
+
+#include "bpf/latprof.h"
 #include "src/syscalls.h"
 #include "src/lib/util.h"
 
@@ -131,6 +134,18 @@ void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from)
 		into->hist[i] += from->hist[i];
 		into->hist_ns[i] += from->hist_ns[i];
 	}
+}
+
+void sys_stat_add(struct sys_stat *s, uint64_t ns)
+{
+	unsigned int slot = lp_hist_slot(ns) & (SYS_HIST_SLOTS - 1);
+
+	s->count++;
+	s->total_ns += ns;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+	s->hist[slot]++;
+	s->hist_ns[slot] += ns;
 }
 
 void sys_hist_bucket_us(unsigned int slot, uint64_t *low, uint64_t *high)

@@ -46,6 +46,8 @@ int sys_stats_load(const struct profile *p, struct sys_stats *out);
 
 /* Add @from's counts into @into (for totals over processes). */
 void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from);
+/* Count one duration of @ns in @s, in the kernel's buckets (lp_hist_slot). */
+void sys_stat_add(struct sys_stat *s, uint64_t ns);
 
 /* Bounds of histogram slot @slot in microseconds: [*low, *high). */
 void sys_hist_bucket_us(unsigned int slot, uint64_t *low, uint64_t *high);

@@ -25,6 +25,8 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 		{ "offcpu", { PROFILE_TYPE_OFFCPU }, "nanoseconds", "offcpu", 0 },
 		{ "wall", { PROFILE_TYPE_CPU, PROFILE_TYPE_OFFCPU }, "nanoseconds",
 		  "cpu,offcpu", 0 },
+		/* a column only a recording that saw a stall has */
+		{ "stall", { PROFILE_TYPE_STALL }, "nanoseconds", NULL, STACKS_FLAG_SYSCALL_LEAF },
 	};
 	const char *colon = strchr(name, ':'), *wait = NULL;
 	size_t i, j, len = colon ? (size_t)(colon - name) : strlen(name);
@@ -50,6 +52,11 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 			/* a foreign profile with one column: that is its weight */
 			if (w->cols[j] < 0 && p->types.nr == 1 && i < 3)
 				w->cols[j] = 0;
+			if (w->cols[j] < 0 && !weights[i].mode) {
+				pr_err("profile has no event-loop stall for --weight %s (none was "
+				       "seen, or it was recorded without --mode syscall)", name);
+				return -EINVAL;
+			}
 			if (w->cols[j] < 0) {
 				pr_err("profile has no '%s' values for --weight %s "
 				       "(record with --mode %s)", weights[i].col[j], name,

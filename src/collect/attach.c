@@ -250,5 +250,6 @@ void collect_free(struct collect *c)
 	collect_sys_exited_free(c);
 	collect_fast_free(c);
 	free(c->reqs.items);
+	stalls_release(&c->stalls);
 	free(c);
 }

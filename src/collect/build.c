@@ -20,6 +20,7 @@ struct sample_in {
 	uint64_t cpu_samples;
 	uint64_t slow_syscalls, latency_ns, max_ns;
 	uint64_t blocked_ns, preempted_ns;
+	uint64_t stall_ns;		/* of event-loop stalls */
 };
 
 static int builder_emit(struct builder *b, const struct builder_cols *cols,
@@ -30,16 +31,19 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 		{ .key = PROFILE_LABEL_PID, .num = in->tgid },
 		{ .key = PROFILE_LABEL_COMM, .str = comm },
 	};
-	int64_t values[5] = { 0 };
+	int64_t values[6] = { 0 };
 	size_t nl = 2, base;
 	int err = 0;
 
 	memcpy(comm, in->comm, LP_COMM_LEN);
+	/* an entry is of one kind: its stall time goes with its first sample */
+	if (cols->stall >= 0)
+		values[cols->stall] = in->stall_ns;
 	if (in->cpu_samples && cols->samples >= 0) {
 		values[cols->samples] = in->cpu_samples;
 		values[cols->cpu] = in->cpu_samples * b->period_ns;
 		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
-		values[cols->samples] = values[cols->cpu] = 0;
+		memset(values, 0, sizeof(values));
 	}
 	if (in->nr >= 0) {
 		sys_stat_name(in->nr, sys, sizeof(sys));
@@ -193,6 +197,7 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 			.wait = e->key.wait,
 			.blocked_ns = e->sum.blocked_ns,
 			.preempted_ns = e->sum.preempted_ns,
+			.stall_ns = e->sum.stall_ns,
 		};
 
 		if (e->key.kind == LP_SAMPLE_CPU) {
@@ -383,12 +388,25 @@ static int builder_sys_stats(struct builder *b, const struct builder_cols *cols)
 	return err;
 }
 
+/* Did the recording see an event-loop stall, or a sample inside one? */
+static bool builder_saw_stalls(const struct collect *c)
+{
+	size_t i, n = stackagg_nr(c->ustacks);
+
+	if (c->stalls.nr)
+		return true;
+	for (i = 0; i < n; i++)
+		if (stackagg_get(c->ustacks, i)->sum.stall_ns)
+			return true;
+	return false;
+}
+
 /* The value columns of the chosen modes, in a fixed order. */
 static int builder_columns(struct builder *b, struct builder_cols *cols)
 {
 	struct profile *p = b->p;
 
-	*cols = (struct builder_cols){ -1, -1, -1, -1, -1 };
+	*cols = (struct builder_cols){ -1, -1, -1, -1, -1, -1 };
 	if (b->c->o.cli.modes.cpu) {
 		cols->samples = profile_add_type(p, PROFILE_TYPE_SAMPLES, "count");
 		cols->cpu = profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds");
@@ -410,6 +428,12 @@ static int builder_columns(struct builder *b, struct builder_cols *cols)
 	if (b->c->o.cli.modes.offcpu) {
 		cols->offcpu = profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds");
 		if (cols->offcpu < 0)
+			return -ENOMEM;
+	}
+	/* only a recording that saw a stall has the column: others stay as they were */
+	if (builder_saw_stalls(b->c)) {
+		cols->stall = profile_add_type(p, PROFILE_TYPE_STALL, "nanoseconds");
+		if (cols->stall < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -435,6 +459,16 @@ static int builder_track(struct builder *b)
 		err = iotrack_store(&c->io, b->p);
 	free(reqs.items);
 	return err;
+}
+
+/* The event-loop stalls into metadata, when the recording looked for them. */
+static int builder_stalls(struct builder *b)
+{
+	struct collect *c = b->c;
+
+	if (!c->o.cli.modes.syscall || !c->o.cli.stall_min_us)
+		return 0;
+	return stalls_store(b->p, &c->stalls, c->o.cli.stall_min_us * 1000, c->stalls_dropped);
 }
 
 bool collect_btf_cached(const struct collect *c)
@@ -482,6 +516,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = pystacks_store(c->py, p);
 	if (!err)
 		err = builder_track(&b);
+	if (!err)
+		err = builder_stalls(&b);
 	if (!err)
 		err = builder_jit_meta(&b, &cols);
 	collect_free_stacks(c);

@@ -145,6 +145,25 @@ static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 		c->py_walked--;
 }
 
+/* An event loop's stall: kept for the profile, or passed to serve's metrics. */
+static int handle_stall(struct collect *c, const struct lp_stall_event *se)
+{
+	struct stall st = {
+		.pid = se->e.pid, .tid = se->tid, .duration_ns = se->dur_ns,
+		.start_ns = se->e.time_ns - se->dur_ns,
+	};
+
+	if (c->o.stall_fn) {
+		c->o.stall_fn(c->o.proc_arg, se->e.pid, se->e.comm, se->dur_ns);
+		return 0;
+	}
+	if (c->stalls.nr >= COLLECT_MAX_STALLS) {
+		c->stalls_dropped++;
+		return 0;
+	}
+	return stalls_add(&c->stalls, &st);
+}
+
 static int handle_event(struct collect *c, void *data, size_t size)
 {
 	const struct lp_event *e = data;
@@ -153,6 +172,8 @@ static int handle_event(struct collect *c, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	if (e->type == LP_EVENT_STALL)
+		return size >= sizeof(struct lp_stall_event) ? handle_stall(c, data) : 0;
 	if (c->o.proc_fn) {
 		c->o.proc_fn(c->o.proc_arg, e->type, e->pid, e->comm);
 		return 0;
@@ -308,6 +329,9 @@ static int handle_ustack(struct collect *c, void *data, size_t size)
 	memcpy(key.comm, e->comm, sizeof(key.comm));
 	if (e->flags & LP_USTACK_IN_FLIGHT)
 		c->in_flight_reported++;
+	/* a CPU sample stands for its period; a slow syscall for its time */
+	if (e->flags & LP_USTACK_IN_STALL)
+		v.stall_ns = e->kind == LP_SAMPLE_CPU ? NSEC_PER_SEC / c->o.cli.freq_hz : e->value;
 	if (c->py) {
 		nr = pystacks_merge(c->py, e->tgid, e->gen, e, pcs, nr, merged,
 				    ARRAY_SIZE(merged));

@@ -148,6 +148,8 @@ static int configure(struct collect *c, const struct collect_opts *o,
 	s->rodata->cfg_offcpu = o->cli.modes.offcpu;
 	s->rodata->cfg_syscall_min_ns = o->cli.min_duration_us * 1000;
 	s->rodata->cfg_offcpu_min_ns = o->cli.min_block_us * 1000;
+	/* the syscall hooks time the stretches between an event loop's waits */
+	s->rodata->cfg_stall_min_ns = o->cli.modes.syscall ? o->cli.stall_min_us * 1000 : 0;
 	s->rodata->cfg_sys_filter_on = o->cli.syscalls.nr > 0;
 	s->rodata->cfg_debug_lose_switch_in = collect_debug_lose("switch_in");
 	for (i = 0; i < o->cli.syscalls.nr; i++)

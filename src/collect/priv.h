@@ -37,6 +37,7 @@
 #include "src/pystacks.h"
 #include "src/requests.h"
 #include "src/stackagg.h"
+#include "src/stalls.h"
 #include "src/syscalls.h"
 #include "src/sysexited.h"
 #include "src/sysstats.h"
@@ -83,6 +84,8 @@ struct collect {
 	uint64_t in_flight_reported;
 	struct { struct request_raw *items; size_t nr, alloc; } reqs;
 	uint64_t reqs_dropped;		/* past max_requests */
+	struct stalls stalls;		/* event-loop stalls (record) */
+	uint64_t stalls_dropped;	/* past COLLECT_MAX_STALLS */
 	uint64_t reqs_unanswered;	/* open at stop with no response yet */
 	struct iotrack io;
 	/* the stacks map by id, read once for the profile (collect_load_stacks) */
@@ -250,7 +253,7 @@ struct builder {
 
 /* Column indexes of the profile being built; -1 when the mode is off. */
 struct builder_cols {
-	int samples, cpu, syscalls, latency, offcpu;
+	int samples, cpu, syscalls, latency, offcpu, stall;
 };
 
 /*

@@ -318,6 +318,29 @@ calc()
 	awk "BEGIN { printf \"%.3f\", $1 }"
 }
 
+# pyroot FILE...: make (once, cached) Debian testing's root with its stripped
+# python3.13-3.15 (tests/pyroot/mkroot.sh; PYROOT_DIR) and copy FILEs into a
+# directory of it removed at exit. Sets PYROOT (the root) and PYROOT_TMP (that
+# directory as the chrooted interpreter sees it). Returns 1 when debootstrap
+# is missing (a failure under CI, where make setup installs it).
+pyroot()
+{
+	local mkroot sub
+	if ! command -v debootstrap >/dev/null; then
+		[ "${CI:-}" = true ] && fail "debootstrap not installed (make setup installs it)"
+		return 1
+	fi
+	mkroot=$_lib_dir/../pyroot/mkroot.sh
+	PYROOT=$("$mkroot" "${PYROOT_DIR:-/var/cache/latprof/pyroot}" 2>"$WORKDIR/mkroot.err") || {
+		diag_file "mkroot" "$WORKDIR/mkroot.err"
+		fail "cannot make the Debian testing root"
+	}
+	sub=$(mktemp -d "$PYROOT/tmp/latprof-e2e.XXXXXX")
+	at_exit rm -rf "$sub"
+	cp "$@" "$sub/" || fail "cannot copy $* into $sub"
+	PYROOT_TMP=/tmp/${sub##*/}
+}
+
 # start_bg OUT CMD ARGS...: start CMD in the background with stdout in OUT;
 # sets BG_PID. It is killed when the test exits.
 start_bg()

@@ -33,20 +33,11 @@ require_root_bpf
 require_tools
 CHECK="/usr/bin/python3 $(dirname "$0")/py_frames_check.py"
 
-if ! command -v debootstrap >/dev/null; then
-	[ "${CI:-}" = true ] && fail "debootstrap not installed (make setup installs it)"
+# The fixtures inside the root, where only the chrooted interpreter sees them.
+pyroot "$(dirname "$0")/../fixtures/py_names.py" "$(dirname "$0")/../fixtures/py_wait.py" ||
 	skip "no debootstrap to make the Debian testing root"
-fi
-mkroot=$(dirname "$0")/../pyroot/mkroot.sh
-root=$("$mkroot" "${PYROOT_DIR:-/var/cache/latprof/pyroot}" 2>"$WORKDIR/mkroot.err") || {
-	diag_file "mkroot" "$WORKDIR/mkroot.err"
-	fail "cannot make the Debian testing root"
-}
-# The fixture inside the root, where only the chrooted interpreter sees it.
-sub=$(mktemp -d "$root/tmp/latprof-e2e.XXXXXX")
-at_exit rm -rf "$sub"
-cp "$(dirname "$0")/../fixtures/py_names.py" "$sub/"
-script=/tmp/${sub##*/}/py_names.py
+root=$PYROOT
+script=$PYROOT_TMP/py_names.py
 
 for v in 3.13 3.14 3.15; do
 	name=py${v/./}
@@ -91,10 +82,9 @@ done
 # A program that only waits (tests/e2e/test_python_waits.sh, the same check):
 # every Python frame of its latency stacks named, each function's waits
 # under it, against the fixture's own clock.
-cp "$(dirname "$0")/../fixtures/py_wait.py" "$sub/"
 for v in 3.13 3.14 3.15; do
 	name=wait${v/./}
-	record_and_fold $name -- chroot "$root" python$v "/tmp/${sub##*/}/py_wait.py" 3 0.1
+	record_and_fold $name -- chroot "$root" python$v "$PYROOT_TMP/py_wait.py" 3 0.1
 	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.lat.folded" --format folded \
 		--weight latency
 	if ! /usr/bin/python3 "$(dirname "$0")/py_wait_check.py" "$WORKDIR/$name.lat.folded" \
@@ -122,8 +112,8 @@ kill "$pypid" 2>/dev/null
 
 # A free-threaded build is not walked (its structs differ from the default
 # build's): named python3.14t, this copy of python3.14 is taken for one.
-cp "$root/usr/bin/python3.14" "$sub/python3.14t"
-record_and_fold ft -F 499 --mode cpu -- chroot "$root" "/tmp/${sub##*/}/python3.14t" -c '
+cp "$root/usr/bin/python3.14" "$root$PYROOT_TMP/python3.14t"
+record_and_fold ft -F 499 --mode cpu -- chroot "$root" "$PYROOT_TMP/python3.14t" -c '
 import time
 t = time.time()
 while time.time() - t < 1: pass'
@@ -140,7 +130,7 @@ info "python3.14t: $(grep -o 'free-threaded build.*' "$WORKDIR/ft.report"), C fr
 
 # A version newer than the layouts latprof knows is refused, not read with
 # 3.15's: this copy of python3.14 says it is 3.16.0 (its Py_Version).
-py316=$sub/python3.16
+py316=$root$PYROOT_TMP/python3.16
 cp "$root/usr/bin/python3.14" "$py316"
 vaddr=$(readelf -W --dyn-syms "$py316" | awk '$8 == "Py_Version" { print $2; exit }')
 off=
@@ -150,7 +140,7 @@ while read -r type o v _ fs _; do	# its file offset, through its PT_LOAD
 done < <(readelf -W -l "$py316")
 [ -n "$vaddr" ] && [ -n "$off" ] || fail "no Py_Version in python3.14"
 printf '\xf0\x00\x10\x03' | dd of="$py316" bs=1 seek="$off" conv=notrunc status=none
-record_and_fold v316 -F 499 --mode cpu -- chroot "$root" "/tmp/${sub##*/}/python3.16" -c '
+record_and_fold v316 -F 499 --mode cpu -- chroot "$root" "$PYROOT_TMP/python3.16" -c '
 import time
 t = time.time()
 while time.time() - t < 0.5: pass'

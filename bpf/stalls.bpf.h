@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Event-loop stalls (--stall-min): an event loop's thread waits for all of
+ * its work at once in a readiness wait (select, poll, epoll), and between
+ * the wait's return and its next start it runs what became ready. A stretch
+ * of at least cfg_stall_min_ns is a stall: every request on that loop waited
+ * for one piece of work (a blocking call in a coroutine, a long callback).
+ * The syscall hooks time the stretches of every target thread that makes
+ * such waits and send each stall as an event (struct lp_stall_event); the
+ * samples taken inside one once it is past the threshold (slow syscalls,
+ * CPU samples) are flagged LP_USTACK_IN_STALL, so user space charges the
+ * stall to the stacks that ran in it. Python's time.sleep before 3.11 and
+ * other sleeps written as a select or poll without descriptors are no wait
+ * for work: they do not end a stretch.
+ */
+#ifndef LATPROF_STALLS_BPF_H
+#define LATPROF_STALLS_BPF_H
+
+#include "common.bpf.h"
+#include "waits.bpf.h"
+
+/*
+ * lp_task.loop_ready counts ktime in units of 2^STALL_SHIFT ns, 32 bits of
+ * them: a difference of two is right up to 36 minutes (a signed 32-bit
+ * count), and the | 1 that keeps a stamp from reading "none" makes it
+ * at most one unit late.
+ */
+#define STALL_SHIFT 10
+
+/* How long @t has run since its last readiness wait returned (0: none since). */
+static __always_inline __u64 stall_busy_ns(const struct lp_task *t, __u64 now)
+{
+	__s32 d = (__s32)((__u32)(now >> STALL_SHIFT) - t->loop_ready);
+
+	return t->loop_ready && d > 0 ? (__u64)d << STALL_SHIFT : 0;
+}
+
+/* Is @t inside a stall at @now: its stretch is already past the threshold? */
+static __always_inline bool stall_in(const struct lp_task *t, __u64 now)
+{
+	return cfg_stall_min_ns && stall_busy_ns(t, now) >= cfg_stall_min_ns;
+}
+
+/* Can syscall @nr be a wait for an event loop's work (stall_loop_wait)? */
+static __always_inline bool stall_wait_nr(__s32 nr)
+{
+	switch (nr) {
+	case NR_epoll_wait: case NR_epoll_pwait: case NR_epoll_pwait2:
+	case NR_select: case NR_pselect6: case NR_poll: case NR_ppoll:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Is syscall @nr, with registers @regs (SYS_REG), a wait for an event loop's
+ * work: epoll always; select and poll unless they watch no descriptor (a
+ * sleep).
+ */
+static __always_inline bool stall_loop_wait(struct pt_regs *regs, const bool typed, __s32 nr)
+{
+	switch (nr) {
+	case NR_epoll_wait: case NR_epoll_pwait: case NR_epoll_pwait2:
+		return true;
+	case NR_select: case NR_pselect6:
+		return SYS_REG(regs, typed, di) != 0;
+	case NR_poll: case NR_ppoll:
+		return SYS_REG(regs, typed, si) != 0;
+	}
+	return false;
+}
+
+/* Send the stall of thread @t of @tgid that ended at @now after @busy ns. */
+static __always_inline void stall_send(__u32 tgid, __u64 now, __u64 busy)
+{
+	struct lp_proc *proc = bpf_map_lookup_elem(&procs, &tgid);
+	struct lp_stall_event *e;
+
+	if (!proc)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(LP_STAT_EVENTS_LOST);
+		return;
+	}
+	e->e.type = LP_EVENT_STALL;
+	e->e.pid = tgid;
+	e->e.ppid = 0;
+	e->e.gen = proc->gen;
+	e->e.time_ns = now;
+	bpf_get_current_comm(e->e.comm, sizeof(e->e.comm));
+	e->dur_ns = busy;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->pad = 0;
+	stat_inc(LP_STAT_EVENTS);
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* sys_enter of @nr at @now: a loop wait ends @t's stretch (sent if a stall). */
+static __always_inline void stall_sys_enter(struct lp_task *t, struct pt_regs *regs,
+					    const bool typed, __s32 nr, __u64 now)
+{
+	__u64 busy;
+
+	if (!stall_loop_wait(regs, typed, nr))
+		return;
+	t->track_flags |= LP_TASK_LOOP_WAIT;
+	busy = stall_busy_ns(t, now);
+	t->loop_ready = 0;
+	if (busy >= cfg_stall_min_ns)
+		stall_send(t->tgid, now, busy);
+}
+
+/* sys_exit at @now: the return of a loop wait starts @t's next stretch. */
+static __always_inline void stall_sys_exit(struct lp_task *t, __u64 now)
+{
+	if (!(t->track_flags & LP_TASK_LOOP_WAIT))
+		return;
+	t->track_flags &= ~LP_TASK_LOOP_WAIT;
+	t->loop_ready = (__u32)(now >> STALL_SHIFT) | 1;
+}
+
+#endif
