@@ -87,13 +87,6 @@ static bool pb_str(struct pb_in *in, int64_t idx, const char **out)
 	return true;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Foreign id -> our id via binary search; 0 if unknown. */
 static uint64_t remap(const uint64_t *ids, const uint64_t *new_ids, size_t n, uint64_t id)
 {
@@ -122,7 +115,7 @@ static int index_ids(struct pb_in *in, struct id_pair *pairs, size_t n, uint64_t
 {
 	size_t i;
 
-	array_sort(pairs, n, sizeof(*pairs), cmp_u64);	/* id is the first member */
+	array_sort(pairs, n, sizeof(*pairs), array_cmp_u64);	/* id is the first member */
 	*ids = calloc(n + 1, sizeof(**ids));
 	*new_ids = calloc(n + 1, sizeof(**new_ids));
 	if (!*ids || !*new_ids)

@@ -320,13 +320,6 @@ int requests_load(const struct profile *p, struct requests *out)
 	return metarecords_each(p, "requests", REQUEST_FIELDS, load_one, out);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int requests_summarize(const struct requests *r, struct requests_summary *s)
 {
 	uint64_t *lat;
@@ -350,7 +343,7 @@ int requests_summarize(const struct requests *r, struct requests_summary *s)
 		s->unaccounted_ns += q->duration_ns - request_accounted_ns(q);
 		s->shared += !!(q->flags & REQUEST_SHARED);
 	}
-	array_sort(lat, r->nr, sizeof(*lat), cmp_u64);
+	array_sort(lat, r->nr, sizeof(*lat), array_cmp_u64);
 	s->count = r->nr;
 	s->p50_ns = requests_quantile_ns(lat, r->nr, 0.50);
 	s->p95_ns = requests_quantile_ns(lat, r->nr, 0.95);

@@ -83,13 +83,6 @@ int stalls_load(const struct profile *p, struct stalls *out, uint64_t *min_ns)
 	return metarecords_each(p, STALLS_PREFIX, STALL_FIELDS, load_one, out);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int stalls_summarize(const struct stalls *s, struct stalls_summary *sum)
 {
 	uint64_t *d;
@@ -105,7 +98,7 @@ int stalls_summarize(const struct stalls *s, struct stalls_summary *sum)
 		d[i] = s->items[i].duration_ns;
 		sum->total_ns += d[i];
 	}
-	array_sort(d, s->nr, sizeof(*d), cmp_u64);
+	array_sort(d, s->nr, sizeof(*d), array_cmp_u64);
 	/* the requests' quantiles, so that the two sections agree on what p99 is */
 	sum->p50_ns = requests_quantile_ns(d, s->nr, 0.50);
 	sum->p99_ns = requests_quantile_ns(d, s->nr, 0.99);

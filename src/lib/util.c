@@ -320,3 +320,10 @@ bool hex_encode(const void *bits, size_t len, char *out, size_t size)
 	out[2 * len] = 0;
 	return true;
 }
+
+int array_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}

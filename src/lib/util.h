@@ -64,6 +64,9 @@ static inline void array_sort_r(void *base, size_t nr, size_t size,
 		qsort_r(base, nr, size, cmp, arg);
 }
 
+/* array_sort's comparison of uint64_t values, ascending. */
+int array_cmp_u64(const void *a, const void *b);
+
 typedef int (*write_fn)(FILE *f, void *arg);
 
 /*
