@@ -102,6 +102,7 @@ int BPF_PROG(on_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	if (slot_s) {
 		slot_s->t.stamp = proc->stamp;
 		slot_s->t.plain_fds = 0;	/* of the image before */
+		slot_s->t.loop_ready = 0;	/* its event loop, if any, is gone */
 	}
 	e = proc_event_reserve(LP_EVENT_EXEC, tgid, proc->gen);
 	if (!e)
