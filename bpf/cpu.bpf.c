@@ -35,12 +35,17 @@ static __always_inline bool in_user_mode(struct bpf_perf_event_data *ctx)
 	return (cs & 3) != 0;
 }
 
-/* LP_USTACK_IN_STALL when the current thread is inside an event-loop stall. */
+/*
+ * LP_USTACK_IN_STALL when the current thread is inside an event-loop stall,
+ * and not in a timed syscall: that one is charged its whole time at its exit.
+ */
 static __always_inline __u32 cpu_stall_flag(void)
 {
 	struct lp_task *t = task_state_find(bpf_get_current_task_btf());
 
-	return t && stall_in(t, bpf_ktime_get_ns()) ? LP_USTACK_IN_STALL : 0;
+	if (!t || (t->sys_start && sys_traced(t->sys_nr)))
+		return 0;
+	return stall_in(t, bpf_ktime_get_ns()) ? LP_USTACK_IN_STALL : 0;
 }
 
 SEC("perf_event")

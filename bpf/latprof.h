@@ -110,7 +110,7 @@ struct lp_proc_event {
 
 /*
  * Ring buffer record of LP_EVENT_STALL: a thread's stretch from a readiness
- * wait's return (select, poll, epoll) to its next one, at least --stall-min
+ * wait's return (epoll, poll on several fds) to its next one, at least --stall-min
  * long: the loop ran one piece of work that long and served nothing else.
  * e.time_ns is the stretch's end, the next wait's start.
  */

@@ -9,9 +9,15 @@
  * such waits and send each stall as an event (struct lp_stall_event); the
  * samples taken inside one once it is past the threshold (slow syscalls,
  * CPU samples) are flagged LP_USTACK_IN_STALL, so user space charges the
- * stall to the stacks that ran in it. Python's time.sleep before 3.11 and
- * other sleeps written as a select or poll without descriptors are no wait
- * for work: they do not end a stretch.
+ * stall to the stacks that ran in it.
+ *
+ * Which waits are the loop's: epoll, and poll on two descriptors or more (a
+ * loop's wakeup descriptor and at least one more). A poll on one descriptor
+ * is a blocking call waiting for its reply (libpq, CPython's sockets with a
+ * timeout, glibc's resolver): part of the stretch, the very stall to find.
+ * select says how many descriptors only in its sets' bits, and the loops
+ * on Linux (asyncio, libuv, nginx) use epoll: select is never one, and
+ * neither are sleeps written as a poll without descriptors.
  */
 #ifndef LATPROF_STALLS_BPF_H
 #define LATPROF_STALLS_BPF_H
@@ -41,31 +47,32 @@ static __always_inline bool stall_in(const struct lp_task *t, __u64 now)
 	return cfg_stall_min_ns && stall_busy_ns(t, now) >= cfg_stall_min_ns;
 }
 
-/* Can syscall @nr be a wait for an event loop's work (stall_loop_wait)? */
+#define NR_restart_syscall 219
+#define ERESTARTSYS 512		/* -512..-516: the kernel restarts the call */
+#define ERESTART_RESTARTBLOCK 516
+
+/*
+ * Must the hooks see syscall @nr for stalls: a loop wait (stall_loop_wait),
+ * or restart_syscall, which goes on with one a signal interrupted?
+ */
 static __always_inline bool stall_wait_nr(__s32 nr)
 {
 	switch (nr) {
 	case NR_epoll_wait: case NR_epoll_pwait: case NR_epoll_pwait2:
-	case NR_select: case NR_pselect6: case NR_poll: case NR_ppoll:
+	case NR_poll: case NR_ppoll: case NR_restart_syscall:
 		return true;
 	}
 	return false;
 }
 
-/*
- * Is syscall @nr, with registers @regs (SYS_REG), a wait for an event loop's
- * work: epoll always; select and poll unless they watch no descriptor (a
- * sleep).
- */
+/* Is syscall @nr, with registers @regs (SYS_REG), a wait for an event loop's work? */
 static __always_inline bool stall_loop_wait(struct pt_regs *regs, const bool typed, __s32 nr)
 {
 	switch (nr) {
 	case NR_epoll_wait: case NR_epoll_pwait: case NR_epoll_pwait2:
 		return true;
-	case NR_select: case NR_pselect6:
-		return SYS_REG(regs, typed, di) != 0;
 	case NR_poll: case NR_ppoll:
-		return SYS_REG(regs, typed, si) != 0;
+		return SYS_REG(regs, typed, si) > 1;
 	}
 	return false;
 }
@@ -111,10 +118,17 @@ static __always_inline void stall_sys_enter(struct lp_task *t, struct pt_regs *r
 		stall_send(t->tgid, now, busy);
 }
 
-/* sys_exit at @now: the return of a loop wait starts @t's next stretch. */
-static __always_inline void stall_sys_exit(struct lp_task *t, __u64 now)
+/*
+ * sys_exit at @now, returning @ret: the return of a loop wait starts @t's
+ * next stretch. Not when the kernel is about to restart it (a stop signal,
+ * ptrace, the cgroup freezer): the wait goes on, again or as
+ * restart_syscall, whose exit (the flag still set) starts the stretch.
+ */
+static __always_inline void stall_sys_exit(struct lp_task *t, __u64 now, long ret)
 {
 	if (!(t->track_flags & LP_TASK_LOOP_WAIT))
+		return;
+	if (ret <= -ERESTARTSYS && ret >= -ERESTART_RESTARTBLOCK)
 		return;
 	t->track_flags &= ~LP_TASK_LOOP_WAIT;
 	t->loop_ready = (__u32)(now >> STALL_SHIFT) | 1;

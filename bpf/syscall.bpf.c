@@ -331,7 +331,7 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 	}
 	nr = t->sys_nr;
 	if (cfg_stall_min_ns)
-		stall_sys_exit(t, now);
+		stall_sys_exit(t, now, ret);
 	if (cfg_track)
 		track_sys_exit(bpf_get_current_task_btf(), t, nr, now, dur, ret);
 	if (cfg_waits)

@@ -32,9 +32,10 @@ const char collectopts_usage[] =
 	"                           user stack (default 1000; 0: every syscall)\n"
 	"      --min-block USEC     off-CPU intervals at least this long are recorded\n"
 	"                           with their stacks (default 1000)\n"
-	"      --stall-min USEC     a thread that waits in select, poll or epoll and runs\n"
-	"                           this long between two waits stalled its event loop:\n"
-	"                           listed, with what ran (default 10000; 0: off)\n"
+	"      --stall-min USEC     a thread that waits in epoll (or poll on several fds)\n"
+	"                           and runs this long between two waits stalled its\n"
+	"                           event loop: listed, with what ran (default 10000;\n"
+	"                           0: off)\n"
 	"      --requests           follow requests on accepted connections: latency and\n"
 	"                           where their time went (CPU, syscalls by category)\n"
 	"      --max-requests N     requests kept in the profile (default 100000)\n"
@@ -257,7 +258,16 @@ int collectopts_parse(struct collector_opts *o, int c, const char *arg)
 		o->min_block_us = err ? o->min_block_us : v;
 		return err;
 	case COLLECTOPTS_STALL_MIN:
-		err = parse_number(arg, 0, 3600000000ULL, "--stall-min", WANT_US, &v);
+		/*
+		 * 0 is off. Each stall is an event on the lifecycle ring: below
+		 * 1 ms a busy loop could crowd out the processes' events. The
+		 * thread's stamps measure stretches up to 36 minutes.
+		 */
+		err = parse_number(arg, 0, 2000000000ULL, "--stall-min",
+				   "microseconds, 0 (off) or 1000..2000000000", &v);
+		if (!err && v && v < 1000)
+			err = parse_number(arg, 1000, 2000000000ULL, "--stall-min",
+					   "microseconds, 0 (off) or 1000..2000000000", &v);
 		o->stall_min_us = err ? o->stall_min_us : v;
 		return err;
 	case COLLECTOPTS_UNWIND:

@@ -77,10 +77,11 @@ int metrics_add_sys(struct metrics *m, const struct sys_stat *s);
 int metrics_add_cpu(struct metrics *m, pid_t pid, const char *comm, uint64_t samples);
 
 /* Add off-CPU time of @pid. 0 or -ENOMEM. */
-/* One event-loop stall of @ns in @pid, thread name @comm. 0 or -ENOMEM. */
-int metrics_add_stall(struct metrics *m, pid_t pid, const char *comm, uint64_t ns);
 int metrics_add_offcpu(struct metrics *m, pid_t pid, const char *comm, uint64_t blocked_ns,
 		       uint64_t preempted_ns);
+
+/* One event-loop stall of @ns in @pid, thread name @comm. 0 or -ENOMEM. */
+int metrics_add_stall(struct metrics *m, pid_t pid, const char *comm, uint64_t ns);
 
 /*
  * A drain is complete, at @now_ns (a monotonic clock): forget the processes

@@ -71,7 +71,7 @@ static void write_stalls(const struct metrics_task *const *v, size_t nr, FILE *o
 	if (!n)
 		return;
 	prom_write_family(out, "latprof_loop_stall_seconds", "histogram",
-			  "Event-loop stalls: a thread that waits in select, poll or epoll ran this long between two waits (at least --stall-min), per process name.");
+			  "Event-loop stalls: a thread that waits in epoll or poll ran this long between two waits (at least --stall-min), per process name.");
 	for (i = 0; i < nr; i++) {
 		if (!v[i]->stall.count)
 			continue;

@@ -15,6 +15,7 @@
 
 #include "flamegraph/flame.h"
 #include "src/report_fmt.h"
+#include "src/runmeta.h"
 #include "src/stalls.h"
 #include "src/weight.h"
 #include "src/lib/util.h"
@@ -74,6 +75,8 @@ static void print_callers(FILE *out, const struct flame_stack *st)
 	bool named = false;
 	size_t j, shown = 0;
 
+	if (!st->nr_frames)
+		return;
 	for (j = st->nr_frames - 1; j-- > 1;) {
 		bool file = strchr(st->frames[j], '(') != NULL;
 
@@ -97,6 +100,12 @@ static int print_where(FILE *out, const struct report_opts *o, const struct prof
 	char t[16];
 	int err;
 
+	const char *unwind = profile_get_meta(p, RUN_META_UNWIND);
+
+	if (unwind && !strcmp(unwind, "fp")) {
+		fprintf(out, "  (not weighed: --unwind fp aggregates in the kernel, without times)\n");
+		return 0;
+	}
 	if (profile_type_index(p, PROFILE_TYPE_STALL) < 0 ||
 	    profile_weight_get(p, PROFILE_TYPE_STALL, &w))
 		return 0;
@@ -137,7 +146,7 @@ int report_stalls(FILE *out, const struct report_opts *o, const struct profile *
 		goto out;
 	report_fmt_ns(q[0], sizeof(q[0]), min_ns);
 	report_fmt_heading(out, o->color, "Event-loop stalls",
-			   "(a thread that waits in select, poll or epoll ran >= %s between two)",
+			   "(a thread that waits in epoll or poll ran >= %s between two)",
 			   q[0]);
 	if (!sum.count) {
 		fprintf(out, "  none\n");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Event-loop stalls (record --stall-min, bpf/stalls.bpf.h): each stretch in
- * which a thread that waits in select, poll or epoll ran at least the
+ * which a thread that waits in epoll (or poll on several fds) ran at least the
  * threshold between two such waits. The list lives in the profile's
  * metadata (stalls.min_ns, stalls.count, stalls.dropped and the records
  * stalls.N, src/metarecords.h); the stacks that ran in them are the
