@@ -52,8 +52,11 @@ static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool
 	t->off_preempted = preempt || prev_state == TASK_RUNNING;
 	/* our own frames (the program, bpf_trace_run4, ...) are cut in user space */
 	t->off_kstack = stack_get(ctx, 0, false);
-	/* with DWARF, a syscall's user stack is copied at its sys_exit */
-	if (!cfg_unwind_dwarf || !t->sys_start)
+	/*
+	 * with DWARF, a timed syscall's user stack is copied at its sys_exit;
+	 * one --syscalls leaves out sends nothing there (offcpu_in)
+	 */
+	if (!cfg_unwind_dwarf || !t->sys_start || !sys_traced(t->sys_nr))
 		t->off_ustack = stack_get(ctx, BPF_F_USER_STACK, false);
 	else
 		t->off_ustack = -ENOENT;

@@ -24,6 +24,13 @@
 #     under load both grow together (with a 1000-thread test alongside:
 #     blocked_ns 1.88, 2.97, 2.15 s; JSON 3.75, 6.57, 4.31 s). The old
 #     bound was 1e15 ns, i.e. none.
+# Then `record --mode cpu,syscall,offcpu --syscalls write -- sys_offblock
+# 500`: the read is timed for the wait rule but left out by --syscalls, so
+# its exit sends nothing and the interval goes out at switch-in with the
+# frame-pointer user stack taken at switch-out: the reader's blocked_ns
+# +-10% under start_thread (glibc's read keeps no frame, so blocked_reader
+# itself is skipped). Before, that stack was not taken inside any syscall:
+# the time had kernel frames only.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture sys_offblock
@@ -65,4 +72,14 @@ lo=$(calc "($blocked_ns + 1e9) * 0.9") hi=$((2 * wall_ns))
 info "json: offcpu.blocked_ns / (blocked_ns + 1 s) = $(ratio "$jb" $((blocked_ns + 1000000000))), bounds [$lo, $hi] (record wall $wall_ns ns)"
 in_range "$jb" "$lo" "$hi" ||
 	fail "json offcpu.blocked_ns=$jb, expected >= 0.9 x (the fixture's blocked_ns $blocked_ns + main's 1 s sleep) and <= 2 threads x record's wall $wall_ns ns"
-pass "$got ns off CPU under blocked_reader (truth $blocked_ns)"
+
+record_or_fail excl --mode cpu,syscall,offcpu --syscalls write -- "$FIXTURES/sys_offblock" 500
+excl_ns=$(kv "$WORKDIR/excl.out" "sys_offblock " blocked_ns)
+export_or_fail "$WORKDIR/excl.pb.gz" "$WORKDIR/excl.folded" --format folded --weight offcpu
+got_excl=$(folded_sum "$WORKDIR/excl.folded" sys_offblock start_thread)
+info "--syscalls write: off CPU under start_thread $got_excl ns (truth $excl_ns)"
+in_range "$(ratio "$got_excl" "$excl_ns")" 0.90 1.10 || {
+	folded_top "$WORKDIR/excl.folded" sys_offblock 10
+	fail "with the read left out by --syscalls, $got_excl ns off CPU under start_thread, expected $excl_ns +-10%"
+}
+pass "$got ns off CPU under blocked_reader (truth $blocked_ns); $got_excl under start_thread with the read left out"
