@@ -118,7 +118,11 @@ struct lp_stall_event {
 	struct lp_event e;
 	__u64 dur_ns;
 	__u32 tid;
-	__u32 pad;
+	__u32 flags;		/* enum lp_stall_flag */
+};
+
+enum lp_stall_flag {
+	LP_STALL_IN_FLIGHT = 1,	/* still running at the stop: time up to it */
 };
 
 #define LP_HIST_SLOTS 32		/* log2 latency buckets, see struct lp_sys_stat */

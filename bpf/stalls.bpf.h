@@ -77,8 +77,13 @@ static __always_inline bool stall_loop_wait(struct pt_regs *regs, const bool typ
 	return false;
 }
 
-/* Send the stall of thread @t of @tgid that ended at @now after @busy ns. */
-static __always_inline void stall_send(__u32 tgid, __u64 now, __u64 busy)
+/*
+ * Send the stall of thread @task of @tgid that ended at @now after @busy ns,
+ * with @flags (enum lp_stall_flag); @remote: @task is not current (the
+ * in-flight iterator).
+ */
+static __always_inline void stall_send(struct task_struct *task, __u32 tgid, __u64 now,
+				       __u64 busy, __u32 flags, const bool remote)
 {
 	struct lp_proc *proc = bpf_map_lookup_elem(&procs, &tgid);
 	struct lp_stall_event *e;
@@ -95,10 +100,15 @@ static __always_inline void stall_send(__u32 tgid, __u64 now, __u64 busy)
 	e->e.ppid = 0;
 	e->e.gen = proc->gen;
 	e->e.time_ns = now;
-	bpf_get_current_comm(e->e.comm, sizeof(e->e.comm));
+	if (remote) {
+		bpf_probe_read_kernel_str(e->e.comm, sizeof(e->e.comm), task->comm);
+		e->tid = task->pid;
+	} else {
+		bpf_get_current_comm(e->e.comm, sizeof(e->e.comm));
+		e->tid = (__u32)bpf_get_current_pid_tgid();
+	}
 	e->dur_ns = busy;
-	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->pad = 0;
+	e->flags = flags;
 	stat_inc(LP_STAT_EVENTS);
 	bpf_ringbuf_submit(e, 0);
 }
@@ -115,7 +125,17 @@ static __always_inline void stall_sys_enter(struct lp_task *t, struct pt_regs *r
 	busy = stall_busy_ns(t, now);
 	t->loop_ready = 0;
 	if (busy >= cfg_stall_min_ns)
-		stall_send(t->tgid, now, busy);
+		stall_send(NULL, t->tgid, now, busy, 0, false);
+}
+
+/* A stall @task (state @t) is in at the stop, @stop: sent, its time up to then. */
+static __always_inline void stall_in_flight(struct task_struct *task, const struct lp_task *t,
+					    __u64 stop)
+{
+	__u64 busy = stall_busy_ns(t, stop);
+
+	if (cfg_stall_min_ns && busy >= cfg_stall_min_ns)
+		stall_send(task, t->tgid, stop, busy, LP_STALL_IN_FLIGHT, true);
 }
 
 /*

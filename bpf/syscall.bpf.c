@@ -517,6 +517,8 @@ static __always_inline int in_flight_report(struct task_struct *task, const enum
 		return 0;
 	info.gen = proc->gen;
 	t = task_state_find(task);
+	if (t && t->loop_ready)
+		stall_in_flight(task, t, stop_ns);
 	if (!t || (!t->sys_start && !t->off_start))
 		t = parked_since_attach(task);
 	if (!t)

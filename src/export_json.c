@@ -441,15 +441,18 @@ static int json_stalls(FILE *out, const struct profile *p)
 	if (!err)
 		err = stalls_summarize(&s, &sum);
 	if (!err) {
-		fprintf(out, ",\"stalls\":{\"min_ns\":%" PRIu64 ",\"count\":%zu,\"dropped\":%" PRIu64
+		fprintf(out, ",\"stalls\":{\"min_ns\":%" PRIu64 ",\"count\":%zu,\"in_flight\":%zu,"
+			"\"dropped\":%" PRIu64
 			",\"total_ns\":%" PRIu64 ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64
-			",\"max_ns\":%" PRIu64 ",\"list\":[", min_ns, sum.count,
+			",\"max_ns\":%" PRIu64 ",\"list\":[", min_ns, sum.count, sum.in_flight,
 			profile_get_meta_u64(p, "stalls.dropped"), sum.total_ns, sum.p50_ns,
 			sum.p99_ns, sum.max_ns);
 		for (i = 0; i < s.nr; i++)
 			fprintf(out, "%s{\"pid\":%u,\"tid\":%u,\"start_monotonic_ns\":%" PRIu64
-				",\"duration_ns\":%" PRIu64 "}", i ? "," : "", s.items[i].pid,
-				s.items[i].tid, s.items[i].start_ns, s.items[i].duration_ns);
+				",\"duration_ns\":%" PRIu64 ",\"in_flight\":%s}", i ? "," : "",
+				s.items[i].pid, s.items[i].tid, s.items[i].start_ns,
+				s.items[i].duration_ns,
+				s.items[i].flags & STALL_IN_FLIGHT ? "true" : "false");
 		fputs("]}", out);
 	}
 	stalls_release(&s);

@@ -158,6 +158,8 @@ int report_stalls(FILE *out, const struct report_opts *o, const struct profile *
 	report_fmt_ns(q[4], sizeof(q[4]), sum.max_ns);
 	fprintf(out, "  %zu stalls, %s in all: p50 %s  p99 %s  max %s", sum.count, q[1], q[2], q[3],
 		q[4]);
+	if (sum.in_flight)
+		fprintf(out, "  (%zu still running at the stop, counted up to it)", sum.in_flight);
 	if (profile_get_meta_u64(p, "stalls.dropped"))
 		fprintf(out, "  (%" PRIu64 " more not kept)", profile_get_meta_u64(p, "stalls.dropped"));
 	fprintf(out, "\n      pid      tid  stalls   total     max\n");

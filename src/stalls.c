@@ -13,7 +13,7 @@
 #define STALLS_META_MIN "stalls.min_ns"
 #define STALLS_META_COUNT "stalls.count"
 #define STALLS_META_DROPPED "stalls.dropped"
-#define STALL_FIELDS 4	/* pid, tid, start_ns, duration_ns */
+#define STALL_FIELDS 5	/* pid, tid, start_ns, duration_ns, flags */
 
 int stalls_add(struct stalls *s, const struct stall *st)
 {
@@ -60,6 +60,7 @@ int stalls_store(struct profile *p, struct stalls *s, uint64_t min_ns, uint64_t 
 		v[i * STALL_FIELDS + 1] = s->items[i].tid;
 		v[i * STALL_FIELDS + 2] = s->items[i].start_ns;
 		v[i * STALL_FIELDS + 3] = s->items[i].duration_ns;
+		v[i * STALL_FIELDS + 4] = s->items[i].flags;
 	}
 	err = metarecords_store(p, STALLS_PREFIX, v, s->nr, STALL_FIELDS);
 	free(v);
@@ -68,9 +69,10 @@ int stalls_store(struct profile *p, struct stalls *s, uint64_t min_ns, uint64_t 
 
 static int load_one(void *arg, const uint64_t *v)
 {
-	struct stall st = { .pid = v[0], .tid = v[1], .start_ns = v[2], .duration_ns = v[3] };
+	struct stall st = { .pid = v[0], .tid = v[1], .start_ns = v[2], .duration_ns = v[3],
+			    .flags = v[4] };
 
-	if (v[0] > UINT32_MAX || v[1] > UINT32_MAX)
+	if (v[0] > UINT32_MAX || v[1] > UINT32_MAX || v[4] > UINT32_MAX)
 		return 0;	/* not ours: skipped like any malformed record */
 	return stalls_add(arg, &st);
 }
@@ -97,6 +99,7 @@ int stalls_summarize(const struct stalls *s, struct stalls_summary *sum)
 	for (i = 0; i < s->nr; i++) {
 		d[i] = s->items[i].duration_ns;
 		sum->total_ns += d[i];
+		sum->in_flight += !!(s->items[i].flags & STALL_IN_FLIGHT);
 	}
 	array_sort(d, s->nr, sizeof(*d), array_cmp_u64);
 	/* the requests' quantiles, so that the two sections agree on what p99 is */

@@ -4,7 +4,8 @@
  * which a thread that waits in epoll (or poll on several fds) ran at least the
  * threshold between two such waits. The list lives in the profile's
  * metadata (stalls.min_ns, stalls.count, stalls.dropped and the records
- * stalls.N, src/metarecords.h); the stacks that ran in them are the
+ * "pid,tid,start_ns,duration_ns,flags" in stalls.N, src/metarecords.h);
+ * the stacks that ran in them are the
  * profile's "stall" column. This module stores, loads and summarizes the
  * list; it does not detect anything.
  */
@@ -16,10 +17,15 @@
 
 #include "src/profile.h"
 
+enum stall_flag {
+	STALL_IN_FLIGHT = 1,	/* still running at the stop: its time up to it */
+};
+
 struct stall {
 	uint32_t pid, tid;
 	uint64_t start_ns;	/* CLOCK_MONOTONIC: the wait's return */
 	uint64_t duration_ns;
+	uint32_t flags;		/* enum stall_flag */
 };
 
 struct stalls {
@@ -28,7 +34,7 @@ struct stalls {
 };
 
 struct stalls_summary {
-	size_t count;
+	size_t count, in_flight;
 	uint64_t total_ns, p50_ns, p99_ns, max_ns;
 };
 

@@ -151,6 +151,7 @@ static int handle_stall(struct collect *c, const struct lp_stall_event *se)
 	struct stall st = {
 		.pid = se->e.pid, .tid = se->tid, .duration_ns = se->dur_ns,
 		.start_ns = se->e.time_ns - se->dur_ns,
+		.flags = se->flags & LP_STALL_IN_FLIGHT ? STALL_IN_FLIGHT : 0,
 	};
 
 	if (c->o.stall_fn) {

@@ -25,7 +25,10 @@
 # once it says it has warmed up, for 10 s: no stall, and the report says
 # "none". On python3.11 `exec 0.3` (a loop, an exec, 0.3 s without a loop,
 # a loop again): no stall (the thread's state kept the old image's last
-# wait: a 0.3 s stall, before exec cleared it). serve --comm --stall-min
+# wait: a 0.3 s stall, before exec cleared it). On python3.11 `hang 30`,
+# attached once ready and recorded for 2.5 s: one stall, still running at
+# the stop, starting within 20 ms of the program's own time for it, at
+# least 0.5 s long, and the report says so. serve --comm --stall-min
 # 50000 on a copy of python3.11 under a name of its own, `stall 5`:
 # /metrics has latprof_loop_stall_seconds with count 5 and a sum within
 # +-10% of the program's own sleeps.
@@ -148,6 +151,29 @@ n=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["s
 	"$WORKDIR/exec.json") || fail "no stalls section for the exec run"
 info "a loop, an exec, 0.3 s without a loop, a loop: $n stalls"
 [ "$n" = 0 ] || fail "$n stalls across an exec (the old image's loop counted in the new one's)"
+
+info "== python3.11 hang 30, recorded for 2.5 s"
+start_bg "$WORKDIR/hang.prog" /usr/bin/python3.11 "$fixture" hang 30
+wait_for_line "$WORKDIR/hang.prog" "py_stalls ready pid=" 30 || fail "the hanging loop did not start"
+hpid=$(sed -n 's/^py_stalls ready pid=\([0-9]*\).*/\1/p' "$WORKDIR/hang.prog")
+record_or_fail hang --mode cpu,syscall -p "$hpid" -d 2.5
+kill "$hpid" 2>/dev/null
+export_or_fail "$WORKDIR/hang.pb.gz" "$WORKDIR/hang.json" --format json
+/usr/bin/python3 - "$WORKDIR/hang.json" "$WORKDIR/hang.prog" <<'PYEOF' || fail "the stall running at the stop is wrong (above)"
+import json, sys
+st = json.load(open(sys.argv[1]))["stalls"]
+start = int(open(sys.argv[2]).read().split("hang_start_ns=")[1].split()[0])
+print("  stalls %d (in flight %d): %s; the program began hanging at %d" % (
+    st["count"], st["in_flight"], st["list"], start))
+ok = st["count"] == 1 and st["in_flight"] == 1 and st["list"][0]["in_flight"] and \
+    abs(st["list"][0]["start_monotonic_ns"] - start) < 20e6 and st["list"][0]["duration_ns"] >= 5e8
+sys.exit(0 if ok else 1)
+PYEOF
+lp_report "$WORKDIR/hang.pb.gz" "$WORKDIR/hang.report"
+grep -q "1 still running at the stop" "$WORKDIR/hang.report" || {
+	diag_file "report" "$WORKDIR/hang.report" 80
+	fail "the report does not say the stall was still running at the stop"
+}
 
 if command -v curl >/dev/null; then
 	name=lpstall$$

@@ -24,7 +24,7 @@ static void test_roundtrip(size_t n)
 	CHECK(p != NULL);
 	for (i = 0; i < n; i++) {
 		struct stall st = { .pid = 7, .tid = 7 + i % 3, .start_ns = 1000000 * (n - i),
-				    .duration_ns = 10000000 + i };
+				    .duration_ns = 10000000 + i, .flags = i == 0 ? STALL_IN_FLIGHT : 0 };
 
 		CHECK(stalls_add(&s, &st) == 0);
 	}
@@ -38,6 +38,7 @@ static void test_roundtrip(size_t n)
 		CHECK(back.items[i].start_ns == 1000000 * (i + 1));
 		CHECK(back.items[i].duration_ns == 10000000 + (n - 1 - i));
 		CHECK(back.items[i].tid == 7 + (n - 1 - i) % 3);
+		CHECK(back.items[i].flags == (i == n - 1 ? STALL_IN_FLIGHT : 0));
 	}
 	stalls_release(&s);
 	stalls_release(&back);
@@ -76,13 +77,14 @@ static void test_malformed(void)
 	size_t n = 0;
 
 	CHECK(profile_set_meta_u64(p, "stalls.min_ns", 1) == 0);
-	CHECK(profile_set_meta(p, "stalls.0", "1,2,3,4;1,2,3;1,2,3,4,5;-1,2,3,4;1,2,x,4;;"
-			       "99999999999,2,3,4;5,6,7,8") == 0);
-	CHECK(profile_set_meta(p, "stalls.x", "9,9,9,9") == 0);	/* not a chunk */
+	CHECK(profile_set_meta(p, "stalls.0", "1,2,3,4,0;1,2,3,4;1,2,3,4,5,6;-1,2,3,4,0;"
+			       "1,2,x,4,0;;99999999999,2,3,4,0;5,6,7,8,1") == 0);
+	CHECK(profile_set_meta(p, "stalls.x", "9,9,9,9,0") == 0);	/* not a chunk */
 	CHECK(stalls_load(p, &s, &min_ns) == 0);
 	CHECK(s.nr == 2);
 	CHECK(s.nr == 2 && s.items[0].pid == 1 && s.items[1].duration_ns == 8);
-	CHECK(metarecords_each(p, "stalls", 4, count_one, &n) == 0);
+	CHECK(s.nr == 2 && !s.items[0].flags && s.items[1].flags == STALL_IN_FLIGHT);
+	CHECK(metarecords_each(p, "stalls", 5, count_one, &n) == 0);
 	CHECK(n == 3);	/* a pid past 32 bits is the stalls' rule, not the records' */
 	CHECK(metarecords_each(p, "stalls", 0, count_one, &n) == -EINVAL);
 	CHECK(metarecords_store(p, "x", NULL, 0, METARECORDS_MAX_FIELDS + 1) == -EINVAL);
@@ -102,7 +104,7 @@ static void test_summary(void)
 		CHECK(stalls_add(&s, &st) == 0);
 	}
 	CHECK(stalls_summarize(&s, &sum) == 0);
-	CHECK(sum.count == 100);
+	CHECK(sum.count == 100 && sum.in_flight == 0);
 	CHECK(sum.total_ns == 5050 * 1000);
 	CHECK(sum.p50_ns == 50000);
 	CHECK(sum.p99_ns == 99000);
