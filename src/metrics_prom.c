@@ -121,6 +121,16 @@ static void write_gauge(FILE *out, const char *name, const char *type, const cha
 	fprintf(out, "%s %" PRIu64 "\n", name, v);
 }
 
+/* A family of one series without labels, a duration in seconds. */
+static void write_seconds(FILE *out, const char *name, const char *type, const char *help,
+			  uint64_t ns)
+{
+	prom_write_family(out, name, type, help);
+	fprintf(out, "%s ", name);
+	prom_write_seconds(out, ns);
+	fputc('\n', out);
+}
+
 static void write_agent(const struct metrics *m, const struct metrics_agent *a, FILE *out)
 {
 	struct prom_labels l = { { "reason" }, { NULL }, 1 };
@@ -132,20 +142,14 @@ static void write_agent(const struct metrics *m, const struct metrics_agent *a, 
 		l.vals[0] = a->lost_names[i];
 		prom_write_value(out, "latprof_lost_events_total", &l, a->lost[i]);
 	}
-	prom_write_family(out, "latprof_agent_cpu_seconds_total", "counter",
-			  "CPU time of the latprof agent itself, user and system.");
-	fputs("latprof_agent_cpu_seconds_total ", out);
-	prom_write_seconds(out, a->cpu_ns);
-	fputc('\n', out);
+	write_seconds(out, "latprof_agent_cpu_seconds_total", "counter",
+		      "CPU time of the latprof agent itself, user and system.", a->cpu_ns);
 	write_gauge(out, "latprof_agent_resident_memory_bytes", "gauge",
 		    "Resident set size of the latprof agent.", a->rss_bytes);
 	write_gauge(out, "latprof_agent_bpf_map_memory_bytes", "gauge",
 		    "Memory of the BPF maps the agent holds (memlock in fdinfo).", a->bpf_map_bytes);
-	prom_write_family(out, "latprof_agent_uptime_seconds", "gauge",
-			  "Time since the agent attached its collectors.");
-	fputs("latprof_agent_uptime_seconds ", out);
-	prom_write_seconds(out, a->uptime_ns);
-	fputc('\n', out);
+	write_seconds(out, "latprof_agent_uptime_seconds", "gauge",
+		      "Time since the agent attached its collectors.", a->uptime_ns);
 	write_gauge(out, "latprof_agent_tracked_processes", "gauge",
 		    "Processes in the agent's pid to name table.", a->procs_tracked);
 	write_gauge(out, "latprof_agent_series", "gauge",
