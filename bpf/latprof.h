@@ -146,6 +146,8 @@ enum lp_sample_kind {
 				 * duration when slow (else 0), plus the off-CPU time it
 				 * spent blocked/preempted */
 	LP_SAMPLE_OFFCPU,	/* off CPU outside a syscall (in flight at stop) */
+	LP_SAMPLE_AWAIT,	/* never sent by BPF: user space's walk of asyncio
+				 * tasks, a suspended task's time (src/awaits.h) */
 };
 
 enum lp_ustack_flag {

@@ -36,6 +36,9 @@ const char collectopts_usage[] =
 	"                           and runs this long between two waits stalled its\n"
 	"                           event loop: listed, with what ran (default 10000;\n"
 	"                           0: off)\n"
+	"      --await-hz HZ        walk the asyncio tasks of CPython 3.14+ processes this\n"
+	"                           often: each suspended task's time goes to its await\n"
+	"                           chain, the 'await' weight (default 100; 0: off)\n"
 	"      --requests           follow requests on accepted connections: latency and\n"
 	"                           where their time went (CPU, syscalls by category)\n"
 	"      --max-requests N     requests kept in the profile (default 100000)\n"
@@ -61,6 +64,7 @@ void collectopts_init(struct collector_opts *o)
 		.min_duration_us = 1000,
 		.min_block_us = 1000,
 		.stall_min_us = 10000,
+		.await_hz = 100,
 		.unwind_dwarf = true,
 		.stack_size = 16384,
 		.max_requests = 100000,
@@ -269,6 +273,10 @@ int collectopts_parse(struct collector_opts *o, int c, const char *arg)
 			err = parse_number(arg, 1000, 2000000000ULL, "--stall-min",
 					   "microseconds, 0 (off) or 1000..2000000000", &v);
 		o->stall_min_us = err ? o->stall_min_us : v;
+		return err;
+	case COLLECTOPTS_AWAIT_HZ:
+		err = parse_number(arg, 0, 1000, "--await-hz", "0 (off) or 1..1000", &v);
+		o->await_hz = err ? o->await_hz : v;
 		return err;
 	case COLLECTOPTS_UNWIND:
 		return parse_unwind(arg, &o->unwind_dwarf);

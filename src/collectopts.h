@@ -54,6 +54,7 @@ struct collector_opts {
 	uint64_t min_duration_us;	/* --min-duration */
 	uint64_t min_block_us;		/* --min-block */
 	uint64_t stall_min_us;		/* --stall-min */
+	unsigned int await_hz;		/* --await-hz: asyncio task walks per second, 0 off */
 	bool unwind_dwarf;		/* --unwind */
 	unsigned int stack_size;	/* --stack-size, bytes */
 	bool no_python;			/* --no-python */
@@ -71,6 +72,7 @@ enum collectopts_code {
 	COLLECTOPTS_MIN_DURATION,
 	COLLECTOPTS_MIN_BLOCK,
 	COLLECTOPTS_STALL_MIN,
+	COLLECTOPTS_AWAIT_HZ,
 	COLLECTOPTS_UNWIND,
 	COLLECTOPTS_STACK_SIZE,
 	COLLECTOPTS_NO_PYTHON,
@@ -94,6 +96,7 @@ enum collectopts_code {
 	{ "mode", required_argument, NULL, COLLECTOPTS_MODE }, \
 	{ "syscalls", required_argument, NULL, COLLECTOPTS_SYSCALLS }, \
 	{ "min-duration", required_argument, NULL, COLLECTOPTS_MIN_DURATION }, \
+	{ "await-hz", required_argument, NULL, COLLECTOPTS_AWAIT_HZ }, \
 	{ "min-block", required_argument, NULL, COLLECTOPTS_MIN_BLOCK }, \
 	{ "stall-min", required_argument, NULL, COLLECTOPTS_STALL_MIN }, \
 	{ "unwind", required_argument, NULL, COLLECTOPTS_UNWIND }, \

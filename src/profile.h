@@ -24,6 +24,7 @@
 #define PROFILE_TYPE_LATENCY "latency"		/* unit "nanoseconds" in slow syscalls */
 #define PROFILE_TYPE_OFFCPU "offcpu"		/* unit "nanoseconds" off CPU */
 #define PROFILE_TYPE_STALL "stall"		/* unit "nanoseconds" in event-loop stalls */
+#define PROFILE_TYPE_AWAIT "await"		/* unit "nanoseconds" asyncio tasks suspended */
 
 /* Kernel mappings are named "[kernel.kallsyms]" and "[kernel.kallsyms]/MODULE". */
 /*

@@ -21,6 +21,7 @@
 #include <linux/types.h>
 
 #include "bpf/latprof.h"
+#include "symbolize/pyasync.h"
 #include "symbolize/python.h"
 
 struct profile;
@@ -91,6 +92,18 @@ void pystacks_name(struct pystacks *ps, int pid, uint32_t gen, const struct lp_u
 size_t pystacks_merge(struct pystacks *ps, int pid, uint32_t gen,
 		      const struct lp_ustack_sample *s, const uint64_t *pcs, size_t nr,
 		      uint64_t *out, size_t max);
+
+/*
+ * The pcs of suspended asyncio task @t of image (@pid, @gen) into
+ * @out[0..max): its await chain's coroutine frames, innermost first, then
+ * a frame "[task NAME]" (@task) at the root. 0 when the process is not a
+ * walkable one, or on ENOMEM.
+ */
+size_t pystacks_await_pcs(struct pystacks *ps, int pid, uint32_t gen,
+			  const struct pyasync_task *t, const char *task, uint64_t *out, size_t max);
+
+/* The interpreter of image (@pid, @gen) when its frames are walked, else NULL. */
+const struct py_interp *pystacks_interp(struct pystacks *ps, int pid, uint32_t gen);
 
 /* Frame @pc (with PYSTACKS_PC), or NULL if no such frame. */
 const struct pyframe *pystacks_frame(const struct pystacks *ps, uint64_t pc);

@@ -14,6 +14,7 @@
 #include "src/pystacks_priv.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +293,39 @@ size_t pystacks_merge(struct pystacks *ps, int pid, uint32_t gen,
 		while (j < s->py_nr && emit_run(ps, pp, s, &j, out, &n, max) && n < max)
 			;
 	return n;
+}
+
+size_t pystacks_await_pcs(struct pystacks *ps, int pid, uint32_t gen,
+			  const struct pyasync_task *t, const char *task, uint64_t *out, size_t max)
+{
+	struct pyproc *pp = pystacks_proc_get(ps, pid, gen, false);
+	char label[PY_CODE_MAX_NAME + 16];
+	size_t i, n = 0;
+	uint64_t id;
+
+	if (!pp || pp->interp.status != PY_STATUS_OK)
+		return 0;
+	for (i = 0; i < t->nr && n + 1 < max; i++) {
+		struct lp_py_frame f = { .code = t->frames[i].code, .instr = t->frames[i].instr };
+		uint64_t pc = frame_pc(ps, pp, &f);
+
+		if (!pc)
+			return 0;
+		out[n++] = pc;
+	}
+	snprintf(label, sizeof(label), "[task %s]", task);
+	id = frame_id(ps, strtab_intern(ps->strs, label), strtab_intern(ps->strs, ""), 0, 0);
+	if (!id || n >= max)
+		return 0;
+	out[n++] = PYSTACKS_PC | (id - 1);
+	return n;
+}
+
+const struct py_interp *pystacks_interp(struct pystacks *ps, int pid, uint32_t gen)
+{
+	struct pyproc *pp = pystacks_proc_get(ps, pid, gen, false);
+
+	return pp && pp->interp.status == PY_STATUS_OK ? &pp->interp : NULL;
 }
 
 const struct pyframe *pystacks_frame(const struct pystacks *ps, uint64_t pc)

@@ -81,6 +81,7 @@ static void entry_add(struct stackagg_entry *e, const struct stackagg_values *v)
 	e->sum.blocked_ns += v->blocked_ns;
 	e->sum.preempted_ns += v->preempted_ns;
 	e->sum.stall_ns += v->stall_ns;
+	e->sum.await_ns += v->await_ns;
 	if (v->value > e->max_value)
 		e->max_value = v->value;
 }

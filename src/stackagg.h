@@ -27,6 +27,7 @@ struct stackagg_values {
 	uint64_t blocked_ns;	/* off CPU, waiting */
 	uint64_t preempted_ns;	/* off CPU, runnable */
 	uint64_t stall_ns;	/* of an event-loop stall (src/stalls.h) */
+	uint64_t await_ns;	/* an asyncio task suspended (src/awaits.h) */
 };
 
 struct stackagg_entry {

@@ -27,6 +27,8 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 		  "cpu,offcpu", 0 },
 		/* a column only a recording that saw a stall has */
 		{ "stall", { PROFILE_TYPE_STALL }, "nanoseconds", NULL, STACKS_FLAG_SYSCALL_LEAF },
+		/* and one that saw an asyncio task suspended */
+		{ "await", { PROFILE_TYPE_AWAIT }, "nanoseconds", NULL, 0 },
 	};
 	const char *colon = strchr(name, ':'), *wait = NULL;
 	size_t i, j, len = colon ? (size_t)(colon - name) : strlen(name);
@@ -52,6 +54,11 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 			/* a foreign profile with one column: that is its weight */
 			if (w->cols[j] < 0 && p->types.nr == 1 && i < 3)
 				w->cols[j] = 0;
+			if (w->cols[j] < 0 && !weights[i].mode && !strcmp(weights[i].weight, "await")) {
+				pr_err("profile has no asyncio task seen awaiting for --weight %s (it "
+				       "needs CPython 3.14+, Python frames and --await-hz)", name);
+				return -EINVAL;
+			}
 			if (w->cols[j] < 0 && !weights[i].mode) {
 				pr_err("profile has no event-loop stall for --weight %s (none was "
 				       "seen, or it was recorded without --mode syscall)", name);

@@ -24,7 +24,7 @@ struct profile_weight {
 };
 
 /* The names --weight accepts, for help and error messages. */
-#define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu, wall or stall, " \
+#define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu, wall, stall or await, " \
 	"optionally with :path, :idle or :readiness"
 
 /*

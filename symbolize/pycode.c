@@ -178,6 +178,12 @@ static int read_unicode(const struct py_offsets *o, uint64_t type, py_read_fn re
 	return err;
 }
 
+int py_str_read(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
+		void *arg, uint64_t addr, char **out)
+{
+	return read_unicode(o, t ? t->unicode : 0, read, arg, addr, out);
+}
+
 /*
  * The bytes object at @addr into c->linetable. One that cannot be read or is
  * too long only costs the line numbers; a negative size is not a bytes

@@ -117,6 +117,14 @@ int py_code_name_from_ref(const struct py_offsets *o, const struct py_code_ref *
  */
 int py_code_file_from_ref(const struct py_offsets *o, const struct py_code_ref *ref, char **out);
 
+/*
+ * The str object at @addr as UTF-8 (*out malloc'ed, at most
+ * PY_CODE_MAX_NAME characters), its type checked against t->unicode when
+ * @t gives one. 0, -EINVAL (not a compact str), or the read's -errno.
+ */
+int py_str_read(const struct py_offsets *o, const struct py_types *t, py_read_fn read,
+		void *arg, uint64_t addr, char **out);
+
 /* Free what @c owns and zero it. NULL is a no-op. */
 void py_code_release(struct py_code *c);
 

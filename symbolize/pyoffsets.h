@@ -139,6 +139,33 @@ int pyoffsets_debug_header(py_read_fn read, void *arg, uint64_t runtime, uint32_
 			   bool *free_threaded);
 
 /*
+ * What a walk of asyncio's suspended coroutines needs beyond struct
+ * py_offsets (3.14+, from _Py_DebugOffsets only): a coroutine (PyGenObject
+ * layout) embeds its frame at gen_iframe and keeps its state (int8_t) at
+ * gen_frame_state; a suspended frame's value stack ends at its
+ * stackpointer; a task's auto-numbered name is an int (PyLongObject).
+ */
+struct py_gen_offsets {
+	int32_t gen_size;		/* sizeof(PyGenObject) */
+	int32_t gen_iframe;		/* the embedded _PyInterpreterFrame */
+	int32_t gen_frame_state;	/* int8_t gi_frame_state */
+	int32_t frame_size;		/* sizeof(_PyInterpreterFrame) */
+	int32_t frame_stackpointer;	/* _PyStackRef *stackpointer */
+	int32_t type_flags;		/* PyTypeObject.tp_flags */
+	int32_t long_tag;		/* PyLongObject: lv_tag (digits << 3 | sign) */
+	int32_t long_digit;		/* ob_digit[0] (30-bit digits) */
+};
+
+/*
+ * The struct py_gen_offsets of a 3.14+ interpreter from the _Py_DebugOffsets
+ * at @runtime, whatever gave its frame offsets (its DWARF too). 0, -ENOTSUP
+ * (before 3.14), -EPROTONOSUPPORT (free-threaded), -EINVAL (wrong cookie or
+ * version, offsets that do not fit), or the read's -errno.
+ */
+int pyoffsets_gen_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t version,
+			     struct py_gen_offsets *g);
+
+/*
  * The offsets of a release build of @version from the generated table: the
  * entry of its minor version, or, when the table has exceptions for that
  * minor, the one for its micro release (o->version is @version). Without

@@ -363,3 +363,78 @@ int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t 
 		return err;
 	return offsets_from_fields(&f, version, o);
 }
+
+/*
+ * gen_object, which 3.14 and 3.15 keep right after their gc section (not
+ * in the structs above): 3.14's gc is the last member copied there, 3.15's
+ * follows unicode_object with five members.
+ */
+struct debug_gen_object {
+	uint64_t size, gi_name, gi_iframe, gi_frame_state;
+};
+
+int pyoffsets_gen_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t version,
+			     struct py_gen_offsets *g)
+{
+	union {
+		struct debug_offsets_314 v14;
+		struct debug_offsets_315 v15;
+	} d;
+	struct debug_gen_object gen;
+	uint64_t at, frame_size, stackpointer, type_size, tp_flags, long_size, lv_tag, ob_digit;
+	struct py_gen_offsets r;
+	uint32_t carried;
+	bool free_threaded;
+	int err;
+
+	if (PY_MM(version) < PY_VERSION_OF(3, 14, 0) || PY_MM(version) > PY_MM(PY_VERSION_MAX))
+		return -ENOTSUP;
+	err = pyoffsets_debug_header(read, arg, runtime, &carried, &free_threaded);
+	if (err)
+		return err;
+	if (PY_MM(carried) != PY_MM(version))
+		return -EINVAL;
+	if (free_threaded)
+		return -EPROTONOSUPPORT;
+	if (PY_MINOR(version) == 14) {
+		err = read(arg, runtime, &d.v14, sizeof(d.v14));
+		at = sizeof(d.v14);
+		frame_size = d.v14.interpreter_frame.size;
+		stackpointer = d.v14.interpreter_frame.stackpointer;
+		type_size = d.v14.type_object.size;
+		tp_flags = d.v14.type_object.tp_flags;
+		long_size = d.v14.long_object.size;
+		lv_tag = d.v14.long_object.lv_tag;
+		ob_digit = d.v14.long_object.ob_digit;
+	} else {
+		err = read(arg, runtime, &d.v15, sizeof(d.v15));
+		at = sizeof(d.v15) + 5 * sizeof(uint64_t);
+		frame_size = d.v15.interpreter_frame.size;
+		stackpointer = d.v15.interpreter_frame.stackpointer;
+		type_size = d.v15.type_object.size;
+		tp_flags = d.v15.type_object.tp_flags;
+		long_size = d.v15.long_object.size;
+		lv_tag = d.v15.long_object.lv_tag;
+		ob_digit = d.v15.long_object.ob_digit;
+	}
+	if (!err)
+		err = read(arg, runtime + at, &gen, sizeof(gen));
+	if (err)
+		return err;
+	memset(&r, 0xff, sizeof(r));
+	if (gen.size >= OFFSET_MAX || frame_size >= OFFSET_MAX)
+		return -EINVAL;
+	r.gen_size = (int32_t)gen.size;
+	r.frame_size = (int32_t)frame_size;
+	err |= put(&r.gen_iframe, gen.gi_iframe, gen.size);
+	err |= put(&r.gen_frame_state, gen.gi_frame_state, gen.size);
+	err |= put(&r.frame_stackpointer, stackpointer, frame_size);
+	err |= put(&r.type_flags, tp_flags, type_size);
+	err |= put(&r.long_tag, lv_tag, long_size);
+	err |= put(&r.long_digit, ob_digit, long_size);
+	/* the frame is embedded in the generator: it must fit there */
+	if (err || (uint64_t)r.gen_iframe + frame_size > gen.size)
+		return -EINVAL;
+	*g = r;
+	return 0;
+}

@@ -912,3 +912,63 @@ int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *ou
 	out->pending = out->status == PY_STATUS_NONE && pending;
 	return err;
 }
+
+/* The address and size of section @name in the file @m maps; false: none. */
+static bool mapped_section(int pid, const struct py_map *m, const char *name, uint64_t *addr,
+			   uint64_t *size)
+{
+	int fd = open_mapped(pid, m);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+	GElf_Shdr sh;
+
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			const char *s;
+
+			if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+				continue;
+			s = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (s && !strcmp(s, name)) {
+				*addr = sh.sh_addr;
+				*size = sh.sh_size;
+				found = true;
+			}
+		}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+int py_find_section(int pid, const char *name, const char *file_part, uint64_t *addr,
+		    uint64_t *size)
+{
+	char path[64], *line = NULL;
+	uint64_t last_inode = 0, bias;
+	size_t cap = 0;
+	struct py_map m;
+	int err = -ENOENT;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (err == -ENOENT && getline(&line, &cap, maps) > 0) {
+		if (!parse_map_line(line, &m) || m.inode == last_inode ||
+		    (!is_candidate(m.path) && !strstr(base_name(m.path), file_part)))
+			continue;
+		last_inode = m.inode;	/* one look per file, at its first mapping */
+		if (mapped_section(pid, &m, name, addr, size) && map_bias(pid, &m, &bias)) {
+			*addr += bias;
+			err = 0;
+		}
+	}
+	free(line);
+	fclose(maps);
+	return err;
+}

@@ -80,6 +80,16 @@ int py_finder_find(struct py_finder *f, int pid, bool wait, struct py_interp *ou
  */
 int py_finder_prepare(struct py_finder *f, const char *path);
 
+/*
+ * Where section @name (".AsyncioDebug") of a file @pid maps is in its
+ * memory: the interpreter's files and those whose name contains
+ * @file_part ("_asyncio": an extension module) are looked at. 0 with
+ * *addr and *size, -ENOENT (not mapped, or mapped in no file that has
+ * it), -ESRCH (the process is gone) or -errno.
+ */
+int py_find_section(int pid, const char *name, const char *file_part, uint64_t *addr,
+		    uint64_t *size);
+
 /* A py_read_fn over process @arg (a pid cast to a pointer), by process_vm_readv. */
 int py_read_process(void *arg, uint64_t addr, void *buf, size_t len);
 

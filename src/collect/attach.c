@@ -244,6 +244,7 @@ void collect_free(struct collect *c)
 	proc_images_release(&c->images);
 	proc_tree_release(&c->procs);
 	stackagg_free(c->ustacks);
+	awaits_free(c->awaits);
 	pystacks_free(c->py);
 	iotrack_release(&c->io);
 	collect_free_stacks(c);

@@ -21,6 +21,7 @@ struct sample_in {
 	uint64_t slow_syscalls, latency_ns, max_ns;
 	uint64_t blocked_ns, preempted_ns;
 	uint64_t stall_ns;		/* of event-loop stalls */
+	uint64_t await_ns;		/* asyncio tasks suspended (awaits.h) */
 };
 
 static int builder_emit(struct builder *b, const struct builder_cols *cols,
@@ -31,7 +32,7 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 		{ .key = PROFILE_LABEL_PID, .num = in->tgid },
 		{ .key = PROFILE_LABEL_COMM, .str = comm },
 	};
-	int64_t values[6] = { 0 };
+	int64_t values[7] = { 0 };
 	size_t nl = 2, base;
 	int err = 0;
 
@@ -56,6 +57,11 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 			.key = SYSCALL_WAIT_LABEL,
 			.str = syscall_wait_label(in->nr, in->wait)
 		};
+	}
+	if (!err && in->await_ns && cols->await >= 0) {
+		values[cols->await] = (int64_t)in->await_ns;
+		err = profile_add_sample(b->p, b->locs.items, b->locs.nr, values, labels, nl);
+		memset(values, 0, sizeof(values));
 	}
 	base = nl;
 	if (!err && ((in->slow_syscalls && cols->syscalls >= 0) ||
@@ -198,9 +204,12 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 			.blocked_ns = e->sum.blocked_ns,
 			.preempted_ns = e->sum.preempted_ns,
 			.stall_ns = e->sum.stall_ns,
+			.await_ns = e->sum.await_ns,
 		};
 
-		if (e->key.kind == LP_SAMPLE_CPU) {
+		if (e->key.kind == LP_SAMPLE_AWAIT) {
+			/* its time is await_ns: neither samples nor a syscall */
+		} else if (e->key.kind == LP_SAMPLE_CPU) {
 			in.cpu_samples = e->sum.value;
 		} else {
 			in.slow_syscalls = e->count;
@@ -401,12 +410,23 @@ static bool builder_saw_stalls(const struct collect *c)
 	return false;
 }
 
+/* Did the walk of asyncio tasks charge any time? */
+static bool builder_saw_awaits(const struct collect *c)
+{
+	size_t i, n = stackagg_nr(c->ustacks);
+
+	for (i = 0; c->awaits && i < n; i++)
+		if (stackagg_get(c->ustacks, i)->sum.await_ns)
+			return true;
+	return false;
+}
+
 /* The value columns of the chosen modes, in a fixed order. */
 static int builder_columns(struct builder *b, struct builder_cols *cols)
 {
 	struct profile *p = b->p;
 
-	*cols = (struct builder_cols){ -1, -1, -1, -1, -1, -1 };
+	*cols = (struct builder_cols){ -1, -1, -1, -1, -1, -1, -1 };
 	if (b->c->o.cli.modes.cpu) {
 		cols->samples = profile_add_type(p, PROFILE_TYPE_SAMPLES, "count");
 		cols->cpu = profile_add_type(p, PROFILE_TYPE_CPU, "nanoseconds");
@@ -428,6 +448,12 @@ static int builder_columns(struct builder *b, struct builder_cols *cols)
 	if (b->c->o.cli.modes.offcpu) {
 		cols->offcpu = profile_add_type(p, PROFILE_TYPE_OFFCPU, "nanoseconds");
 		if (cols->offcpu < 0)
+			return -ENOMEM;
+	}
+	/* so with tasks seen suspended (src/awaits.h) */
+	if (builder_saw_awaits(b->c)) {
+		cols->await = profile_add_type(p, PROFILE_TYPE_AWAIT, "nanoseconds");
+		if (cols->await < 0)
 			return -ENOMEM;
 	}
 	/* only a recording that saw a stall has the column: others stay as they were */
@@ -514,6 +540,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = builder_proc_meta(&b);
 	if (!err && c->py)
 		err = pystacks_store(c->py, p);
+	if (!err && c->awaits)
+		err = awaits_store(c->awaits, p);
 	if (!err)
 		err = builder_track(&b);
 	if (!err)

@@ -101,6 +101,8 @@ void collect_python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait)
 
 	if (!c->py || pystacks_probe(c->py, pid, gen, wait, &pp) != 1)
 		return;
+	if (c->awaits)
+		awaits_add(c->awaits, pid, gen);
 	if (!bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_NOEXIST))
 		c->py_walked++;
 	else if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
@@ -139,6 +141,8 @@ static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 
 	if (!c->py)
 		return;
+	if (c->awaits)
+		awaits_forget(c->awaits, pid, gen);
 	if (gen && pystacks_walkable(c->py, pid, gen, &pp))
 		bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY);
 	else if (!bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key) && c->py_walked)
@@ -528,6 +532,13 @@ int collect_poll(struct collect *c, int timeout_ms)
 	 */
 	if (c->py_walked && timeout_ms > PYTHON_POLL_MS)
 		timeout_ms = PYTHON_POLL_MS;
+	/* the next walk of asyncio tasks is due then */
+	if (c->awaits) {
+		int due = awaits_due_ms(c->awaits, now_ns());
+
+		if (due >= 0 && due < timeout_ms)
+			timeout_ms = due;
+	}
 	n = epoll_wait(c->epfd, ev, COLLECT_RINGS, proc_images_refresh(&c->images, timeout_ms));
 	if (n < 0 && errno != EINTR)
 		return -errno;
@@ -542,6 +553,8 @@ int collect_poll(struct collect *c, int timeout_ms)
 	 */
 	n = collect_consume_rings(c, COLLECT_POLL_BUDGET_MS * 1000000ULL);
 	proc_images_trim(&c->images);
+	if (c->awaits && n >= 0)
+		n = awaits_tick(c->awaits, now_ns());
 	/* exits whose events were lost leave their statistics behind */
 	now = now_ns();
 	if (c->o.cli.modes.syscall && !c->o.proc_fn && now - c->last_sweep_ns >= NSEC_PER_SEC) {

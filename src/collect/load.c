@@ -482,6 +482,11 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 			goto fail;
 		c->images.refreshed = collect_python_refreshed;
 		c->images.refreshed_arg = c;
+		if (o->cli.await_hz) {
+			c->awaits = awaits_new(c->py, c->ustacks, o->cli.await_hz);
+			if (!c->awaits)
+				goto fail;
+		}
 	}
 	libbpf_set_print(libbpf_print);
 	*err = load(c, o, why);

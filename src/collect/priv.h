@@ -31,6 +31,7 @@
 
 #include "latprof.skel.h"
 #include "src/lib/hashmap.h"
+#include "src/awaits.h"
 #include "src/iotrack.h"
 #include "src/procimg.h"
 #include "src/proctree.h"
@@ -67,6 +68,7 @@ struct collect {
 	struct stackagg *ustacks;	/* DWARF-unwound samples */
 	struct pystacks *py;		/* Python frames; NULL: not walked */
 	size_t py_walked;		/* processes in the py_procs map */
+	struct awaits *awaits;		/* asyncio tasks walked (--await-hz); NULL: not */
 	uint64_t poll_until_ns;		/* records are read until then (0: no limit) */
 	bool skip_records;		/* after the stop's budget: records only counted */
 	bool stop_read_all;		/* collect_stop_read_all() */
@@ -253,7 +255,7 @@ struct builder {
 
 /* Column indexes of the profile being built; -1 when the mode is off. */
 struct builder_cols {
-	int samples, cpu, syscalls, latency, offcpu, stall;
+	int samples, cpu, syscalls, latency, offcpu, stall, await;
 };
 
 /*

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Await attribution (awaits.h): per traced 3.14+ Python process, its
+ * asyncio structures found once (the AsyncioDebug section, which 3.14
+ * maps only when asyncio is imported: looked for again every second
+ * until then), then a walk of its tasks each period. A walk's own time
+ * paces the next: at most AWAITS_MAX_SHARE of the time goes to walking,
+ * and each walk charges the time since the last, so a slower pace moves
+ * no time, it only samples more coarsely.
+ */
+#include "src/awaits.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/types.h>
+
+#include "bpf/latprof.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/strtab.h"
+#include "src/lib/util.h"
+#include "src/profile.h"
+#include "src/pystacks.h"
+#include "src/stackagg.h"
+#include "symbolize/pyasync.h"
+#include "symbolize/python.h"
+
+/*
+ * Looks for asyncio in a process: often at first (a script imports it at
+ * once, and its first awaits follow), then every second.
+ */
+#define AWAITS_FIND_FIRST_NS (2 * NSEC_PER_SEC)
+#define AWAITS_FIND_FIRST_EVERY_NS (NSEC_PER_SEC / 100)
+#define AWAITS_FIND_EVERY_NS NSEC_PER_SEC
+#define AWAITS_MAX_SHARE 20			/* walks take 1/20 of the time at most */
+#define AWAITS_MAX_GAP_NS NSEC_PER_SEC		/* longest time one walk charges */
+#define AWAITS_MAX_TASKS 4096			/* tasks looked at per process and walk */
+/*
+ * Task names kept apart per process: a service that names each request's
+ * task uniquely would otherwise grow a frame per request. asyncio's own
+ * names ("Task-N", an int until asked for) are one name, "Task-*".
+ */
+#define AWAITS_MAX_NAMES 256
+#define AWAITS_OTHER_NAME "(other names)"
+#define AWAITS_AUTO_NAME "Task-*"
+#define AWAITS_MAX_CACHED 65536			/* task names remembered per process */
+
+enum aw_state { AW_LOOKING, AW_READY, AW_NONE };
+
+struct aw_proc {
+	int pid;
+	uint32_t gen;
+	enum aw_state state;
+	char why[96];			/* NONE: why not */
+	struct pyasync pa;
+	uint64_t added_ns;		/* when found to run Python */
+	uint64_t next_ns;		/* the next walk or look */
+	uint64_t last_ns;		/* the last walk */
+	uint64_t walks, charged_ns;
+	struct pyasync_stats st;
+	struct hashmap names;		/* (NULL, task, name object) -> interned name */
+	struct hashmap distinct;	/* (interned name, 0, 0) -> itself: names kept */
+	struct hashmap comms;		/* (NULL, tid, 0) -> interned thread name */
+};
+
+struct awaits {
+	struct pystacks *ps;
+	struct stackagg *agg;
+	struct strtab *strs;
+	uint64_t period_ns;
+	unsigned int hz;
+	struct { struct aw_proc **items; size_t nr, alloc; } procs;
+	uint64_t walks, walk_ns;	/* every process's walks and their time */
+	uint64_t charged_ns;
+	int err;			/* a callback's ENOMEM */
+	/* the walk in progress */
+	struct aw_proc *cur;
+	uint64_t dt_ns;
+};
+
+struct awaits *awaits_new(struct pystacks *ps, struct stackagg *agg, unsigned int hz)
+{
+	struct awaits *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->strs = strtab_new();
+	if (!a->strs) {
+		free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	a->ps = ps;
+	a->agg = agg;
+	a->hz = hz;
+	a->period_ns = NSEC_PER_SEC / hz;
+	return a;
+}
+
+static void proc_free(struct aw_proc *p)
+{
+	hashmap_release(&p->names);
+	hashmap_release(&p->distinct);
+	hashmap_release(&p->comms);
+	free(p);
+}
+
+void awaits_free(struct awaits *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->procs.nr; i++)
+		proc_free(a->procs.items[i]);
+	free(a->procs.items);
+	strtab_free(a->strs);
+	free(a);
+}
+
+void awaits_add(struct awaits *a, int pid, uint32_t gen)
+{
+	struct aw_proc *p;
+	size_t i;
+
+	for (i = 0; i < a->procs.nr; i++)
+		if (a->procs.items[i]->pid == pid && a->procs.items[i]->gen == gen)
+			return;
+	p = calloc(1, sizeof(*p));
+	if (!p || array_grow(&a->procs, a->procs.nr + 1)) {
+		free(p);
+		return;	/* this process goes without: nothing else depends on it */
+	}
+	p->pid = pid;
+	p->gen = gen;
+	p->added_ns = now_ns();
+	a->procs.items[a->procs.nr++] = p;
+}
+
+void awaits_forget(struct awaits *a, int pid, uint32_t new_gen)
+{
+	size_t i;
+
+	/* kept for the metadata, but never walked again */
+	for (i = 0; i < a->procs.nr; i++) {
+		struct aw_proc *p = a->procs.items[i];
+
+		if (p->pid != pid || p->state == AW_NONE || (new_gen && p->gen == new_gen))
+			continue;
+		if (p->state == AW_LOOKING)
+			snprintf(p->why, sizeof(p->why), "asyncio not imported");
+		p->state = AW_NONE;
+	}
+}
+
+int awaits_due_ms(const struct awaits *a, uint64_t now_ns)
+{
+	uint64_t due = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < a->procs.nr; i++)
+		if (a->procs.items[i]->state != AW_NONE && a->procs.items[i]->next_ns < due)
+			due = a->procs.items[i]->next_ns;
+	if (due == UINT64_MAX)
+		return -1;
+	return due <= now_ns ? 0 : (int)((due - now_ns + 999999) / 1000000);
+}
+
+static void proc_none(struct aw_proc *p, const char *why)
+{
+	p->state = AW_NONE;
+	snprintf(p->why, sizeof(p->why), "%s", why);
+}
+
+/* Find @p's asyncio structures; still AW_LOOKING when asyncio is not loaded yet. */
+static void proc_find(struct awaits *a, struct aw_proc *p)
+{
+	const struct py_interp *in = pystacks_interp(a->ps, p->pid, p->gen);
+	uint64_t addr, size;
+	char why[96];
+	int err;
+
+	if (!in)
+		return proc_none(p, "no walkable Python");
+	if (PY_MM(in->version) < PY_VERSION_OF(3, 14, 0)) {
+		snprintf(why, sizeof(why), "CPython %u.%u: needs 3.14+", PY_MAJOR(in->version),
+			 PY_MINOR(in->version));
+		return proc_none(p, why);
+	}
+	p->pa = (struct pyasync){
+		.read = py_read_process, .arg = (void *)(intptr_t)p->pid,
+		.version = in->version, .runtime = in->runtime, .off = in->off,
+		.types = in->types,
+	};
+	err = pyoffsets_gen_from_debug(py_read_process, p->pa.arg, in->runtime, in->version,
+				       &p->pa.gen);
+	if (err) {
+		snprintf(why, sizeof(why), "no generator offsets: %s", strerror(-err));
+		return proc_none(p, why);
+	}
+	err = py_find_section(p->pid, PYASYNC_SECTION, "_asyncio", &addr, &size);
+	if (err == -ENOENT)
+		return;		/* asyncio not imported (yet) */
+	if (!err)
+		err = pyasync_offsets_read(py_read_process, p->pa.arg, addr, size, &p->pa.aio);
+	if (err) {
+		snprintf(why, sizeof(why), "%s: %s", PYASYNC_SECTION, strerror(-err));
+		return proc_none(p, why);
+	}
+	p->state = AW_READY;
+}
+
+/* The thread name of @tid of @p (the process's for 0), from /proc. */
+static const char *thread_comm(struct awaits *a, struct aw_proc *p, uint32_t tid)
+{
+	const char *s = hashmap_get(&p->comms, NULL, tid, 0);
+	char path[64], comm[LP_COMM_LEN + 1] = "";
+	FILE *f;
+
+	if (s)
+		return s;
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", p->pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/comm", p->pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	s = strtab_intern(a->strs, comm);
+	if (s && hashmap_put(&p->comms, NULL, tid, 0, (void *)s))
+		return NULL;
+	return s;
+}
+
+/* The name @t is shown under. */
+static const char *task_name(struct awaits *a, struct aw_proc *p, const struct pyasync_task *t)
+{
+	const char *s = hashmap_get(&p->names, NULL, t->addr, t->name);
+	char *name = NULL;
+	bool auto_name;
+
+	if (s)
+		return s;
+	if (pyasync_task_name(&p->pa, t->name, &name))
+		return "?";
+	auto_name = !strncmp(name, "Task-", 5) && name[5] >= '0' && name[5] <= '9' &&
+		    strspn(name + 5, "0123456789") == strlen(name + 5);
+	s = strtab_intern(a->strs, auto_name ? AWAITS_AUTO_NAME : name);
+	free(name);
+	if (s && !auto_name && !hashmap_get(&p->distinct, s, 0, 0)) {
+		if (p->distinct.nr >= AWAITS_MAX_NAMES)
+			s = strtab_intern(a->strs, AWAITS_OTHER_NAME);
+		else if (hashmap_put(&p->distinct, s, 0, 0, (void *)s))
+			s = NULL;
+	}
+	/* by task and name object: a task or name freed, its address reused, is read anew */
+	if (p->names.nr >= AWAITS_MAX_CACHED)
+		hashmap_release(&p->names);
+	return s && !hashmap_put(&p->names, NULL, t->addr, t->name, (void *)s) ? s : NULL;
+}
+
+static void charge(void *arg, const struct pyasync_task *t)
+{
+	struct awaits *a = arg;
+	struct aw_proc *p = a->cur;
+	struct stackagg_key key = {
+		.tgid = (uint32_t)p->pid, .gen = p->gen, .kstack_id = -ENOENT,
+		.kind = LP_SAMPLE_AWAIT, .nr = -1,
+	};
+	struct stackagg_values v = { .await_ns = a->dt_ns };
+	uint64_t pcs[PYASYNC_MAX_FRAMES + 1];
+	const char *comm = thread_comm(a, p, t->tid), *name = task_name(a, p, t);
+	size_t n;
+
+	if (!comm || !name) {
+		a->err = -ENOMEM;
+		return;
+	}
+	memcpy(key.comm, comm, strnlen(comm, sizeof(key.comm)));
+	n = pystacks_await_pcs(a->ps, p->pid, p->gen, t, name, pcs, ARRAY_SIZE(pcs));
+	if (n && stackagg_add(a->agg, &key, pcs, n, &v))
+		a->err = -ENOMEM;
+	p->charged_ns += a->dt_ns;
+	a->charged_ns += a->dt_ns;
+}
+
+static void proc_walk(struct awaits *a, struct aw_proc *p, uint64_t now)
+{
+	uint64_t took;
+	int err;
+
+	a->cur = p;
+	a->dt_ns = p->last_ns ? now - p->last_ns : a->period_ns;
+	if (a->dt_ns > AWAITS_MAX_GAP_NS)
+		a->dt_ns = AWAITS_MAX_GAP_NS;
+	p->last_ns = now;
+	err = pyasync_walk(&p->pa, AWAITS_MAX_TASKS, charge, a, &p->st);
+	if (err == -ESRCH)
+		p->state = AW_NONE;	/* gone: its exit event follows */
+	took = now_ns() - now;
+	p->walks++;
+	a->walks++;
+	a->walk_ns += took;
+	p->next_ns = now + (took * AWAITS_MAX_SHARE > a->period_ns ? took * AWAITS_MAX_SHARE :
+								     a->period_ns);
+}
+
+int awaits_tick(struct awaits *a, uint64_t now_ns)
+{
+	size_t i;
+
+	for (i = 0; i < a->procs.nr && !a->err; i++) {
+		struct aw_proc *p = a->procs.items[i];
+
+		if (p->state == AW_NONE || p->next_ns > now_ns)
+			continue;
+		if (p->state == AW_LOOKING) {
+			proc_find(a, p);
+			p->next_ns = now_ns + (now_ns - p->added_ns < AWAITS_FIND_FIRST_NS ?
+					       AWAITS_FIND_FIRST_EVERY_NS : AWAITS_FIND_EVERY_NS);
+		}
+		if (p->state == AW_READY)
+			proc_walk(a, p, now_ns);
+	}
+	return a->err;
+}
+
+static int meta_proc(struct profile *pr, const struct aw_proc *p, const char *what, uint64_t v)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "proc.%d.awaits_%s", p->pid, what);
+	return profile_set_meta_u64(pr, key, v);
+}
+
+int awaits_store(const struct awaits *a, struct profile *pr)
+{
+	char key[64], val[128];
+	size_t i;
+	int err = profile_set_meta_u64(pr, "awaits.hz", a->hz);
+
+	err = err ?: profile_set_meta_u64(pr, "awaits.walks", a->walks);
+	err = err ?: profile_set_meta_u64(pr, "awaits.walk_ns", a->walk_ns);
+	err = err ?: profile_set_meta_u64(pr, "awaits.charged_ns", a->charged_ns);
+	for (i = 0; !err && i < a->procs.nr; i++) {
+		const struct aw_proc *p = a->procs.items[i];
+
+		if (!p->walks && (p->state == AW_LOOKING || !strcmp(p->why, "asyncio not imported")))
+			continue;	/* never imported asyncio: nothing to say */
+		snprintf(key, sizeof(key), "proc.%d.awaits", p->pid);
+		snprintf(val, sizeof(val), "%s", p->walks ? "asyncio" : p->why);
+		err = profile_set_meta(pr, key, val);
+		if (!err && p->walks) {
+			err = meta_proc(pr, p, "walks", p->walks);
+			err = err ?: meta_proc(pr, p, "tasks", p->st.tasks);
+			err = err ?: meta_proc(pr, p, "suspended", p->st.suspended);
+			err = err ?: meta_proc(pr, p, "unreadable", p->st.unreadable);
+			err = err ?: meta_proc(pr, p, "cut", p->st.cut);
+			err = err ?: meta_proc(pr, p, "charged_ns", p->charged_ns);
+		}
+	}
+	return err;
+}

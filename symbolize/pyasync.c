@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * asyncio's suspended tasks and their await chains (pyasync.h). A task's
+ * chain starts at its coroutine; a coroutine suspended in `await` holds
+ * what it awaits on top of its frame's value stack, and when that is a
+ * coroutine too (the same type) the chain goes on into it. It ends at the
+ * first coroutine that awaits something else: a Future (asyncio.sleep's,
+ * a socket's), another Task, an iterator.
+ */
+#include "symbolize/pyasync.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/lib/util.h"
+
+/* Bytes of a task object or a coroutine read at once, at most. */
+#define PYASYNC_OBJ_READ 1024
+/* No struct member lies further in than this (PyInterpreterState is 220 KiB). */
+#define PYASYNC_OFFSET_MAX (4 << 20)
+/* Tasks followed along one list before it is taken for corrupt. */
+#define PYASYNC_MAX_LIST 65536
+
+/* Py_TPFLAGS_LONG_SUBCLASS, Py_TPFLAGS_UNICODE_SUBCLASS (Include/object.h) */
+#define PY_TPFLAGS_LONG_SUBCLASS (1UL << 24)
+#define PY_TPFLAGS_UNICODE_SUBCLASS (1UL << 28)
+
+/*
+ * A coroutine's gi_frame_state (Include/internal/pycore_frame.h): 3.14
+ * numbers them from FRAME_CREATED = -3, 3.15 from FRAME_CREATED = 0 and
+ * adds FRAME_SUSPENDED_YIELD_FROM_LOCKED (free-threaded builds).
+ */
+enum coro_state { CORO_CREATED, CORO_SUSPENDED, CORO_AWAITING, CORO_OTHER };
+
+static enum coro_state coro_state(uint32_t version, int8_t s)
+{
+	if (PY_MM(version) == PY_VERSION_OF(3, 14, 0))
+		return s == -3 ? CORO_CREATED : s == -2 ? CORO_SUSPENDED :
+		       s == -1 ? CORO_AWAITING : CORO_OTHER;
+	return s == 0 ? CORO_CREATED : s == 1 ? CORO_SUSPENDED :
+	       s == 2 || s == 3 ? CORO_AWAITING : CORO_OTHER;
+}
+
+/*
+ * Where a coroutine suspended in `await` keeps what it awaits: the top of
+ * its value stack in 3.14 (_PyGen_yf peeks stackpointer[-1]); 3.15's SEND
+ * keeps it one slot below the value sent.
+ */
+static unsigned int awaited_slot(uint32_t version)
+{
+	return PY_MM(version) == PY_VERSION_OF(3, 14, 0) ? 1 : 2;
+}
+
+static int put_off(int32_t *dst, uint64_t v, uint64_t size, unsigned int width)
+{
+	if (size >= PYASYNC_OFFSET_MAX || v + width > size)
+		return -EINVAL;
+	*dst = (int32_t)v;
+	return 0;
+}
+
+int pyasync_offsets_read(py_read_fn read, void *arg, uint64_t addr, uint64_t size,
+			 struct pyasync_offsets *out)
+{
+	struct {
+		uint64_t task_size, task_name, task_awaited_by, task_is_task,
+			task_awaited_by_is_set, task_coro, task_node;
+		uint64_t interp_size, interp_tasks_head;
+		uint64_t tstate_size, running_loop, running_task, tstate_tasks_head;
+	} s;
+	struct pyasync_offsets r;
+	int err;
+
+	if (size < sizeof(s))
+		return -EINVAL;
+	err = read(arg, addr, &s, sizeof(s));
+	if (err)
+		return err;
+	r.task_size = (int32_t)s.task_size;
+	err = s.task_size > PYASYNC_OBJ_READ ? -EINVAL : 0;
+	err |= put_off(&r.task_name, s.task_name, s.task_size, 8);
+	err |= put_off(&r.task_awaited_by, s.task_awaited_by, s.task_size, 8);
+	err |= put_off(&r.task_is_task, s.task_is_task, s.task_size, 1);
+	err |= put_off(&r.task_coro, s.task_coro, s.task_size, 8);
+	err |= put_off(&r.task_node, s.task_node, s.task_size, 16);
+	err |= put_off(&r.interp_tasks_head, s.interp_tasks_head, s.interp_size, 16);
+	err |= put_off(&r.tstate_running_loop, s.running_loop, s.tstate_size, 8);
+	err |= put_off(&r.tstate_running_task, s.running_task, s.tstate_size, 8);
+	err |= put_off(&r.tstate_tasks_head, s.tstate_tasks_head, s.tstate_size, 16);
+	if (err)
+		return -EINVAL;
+	*out = r;
+	return 0;
+}
+
+static int read_ptr(const struct pyasync *a, uint64_t addr, uint64_t *v)
+{
+	*v = 0;
+	return a->read(a->arg, addr, v, sizeof(*v));
+}
+
+static uint64_t buf_u64(const uint8_t *buf, int32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+/* A pointer member that may be a tagged _PyStackRef (3.14+): its object. */
+static uint64_t untag(uint64_t v)
+{
+	return v & ~(uint64_t)7;
+}
+
+/*
+ * The await chain of the task whose coroutine is @coro into @t; false when
+ * the task is not suspended (running, done) or its coroutine unreadable.
+ */
+static bool chain(const struct pyasync *a, uint64_t coro, struct pyasync_task *t)
+{
+	uint8_t buf[PYASYNC_OBJ_READ];
+	size_t len = (size_t)a->gen.gen_iframe + (size_t)a->gen.frame_size;
+	uint64_t type, awaited, awaited_type;
+	enum coro_state state;
+	uint32_t depth, i;
+
+	if (len > sizeof(buf))
+		return false;
+	for (depth = 0; coro && depth < 4 * PYASYNC_MAX_FRAMES; depth++) {
+		const uint8_t *frame = buf + a->gen.gen_iframe;
+
+		if (a->read(a->arg, coro, buf, len))
+			break;
+		state = coro_state(a->version, (int8_t)buf[a->gen.gen_frame_state]);
+		if (state == CORO_OTHER)
+			break;
+		type = buf_u64(buf, a->off.object_type);
+		if (t->nr < PYASYNC_MAX_FRAMES) {
+			t->frames[t->nr].code = untag(buf_u64(frame, a->off.frame_code));
+			t->frames[t->nr].instr = buf_u64(frame, a->off.frame_instr);
+			t->nr++;
+		} else {
+			t->truncated = true;
+		}
+		if (state != CORO_AWAITING)
+			break;
+		/* what it awaits: on into it when it is a coroutine too */
+		if (read_ptr(a, untag(buf_u64(frame, a->gen.frame_stackpointer)) -
+				     8 * awaited_slot(a->version), &awaited) ||
+		    !untag(awaited) ||
+		    read_ptr(a, untag(awaited) + a->off.object_type, &awaited_type) ||
+		    awaited_type != type)
+			break;
+		coro = untag(awaited);
+	}
+	if (!t->nr)
+		return false;
+	/* read outermost first: innermost first, as stacks are kept */
+	for (i = 0; i < t->nr / 2; i++) {
+		struct pyasync_frame f = t->frames[i];
+
+		t->frames[i] = t->frames[t->nr - 1 - i];
+		t->frames[t->nr - 1 - i] = f;
+	}
+	return true;
+}
+
+/* Is @task one that some thread is running now? */
+static bool is_running(const uint64_t *running, size_t nr, uint64_t task)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (running[i] == task)
+			return true;
+	return false;
+}
+
+struct walk {
+	const struct pyasync *a;
+	uint32_t budget;		/* tasks still to look at */
+	pyasync_task_fn fn;
+	void *arg;
+	struct pyasync_stats *st;
+	uint64_t running[PYASYNC_MAX_THREADS];	/* the task each thread runs */
+	size_t nr_running;
+	uint64_t states[PYASYNC_MAX_THREADS];	/* the thread states */
+	uint64_t tids[PYASYNC_MAX_THREADS];
+};
+
+/* The tasks of the list at @head (an llist_node whose next comes first). */
+static void walk_list(struct walk *w, uint64_t head, uint32_t tid)
+{
+	const struct pyasync *a = w->a;
+	uint8_t task[PYASYNC_OBJ_READ];
+	uint64_t node;
+	uint32_t n;
+
+	if (read_ptr(a, head, &node)) {
+		w->st->unreadable++;
+		return;
+	}
+	for (n = 0; node && node != head && n < PYASYNC_MAX_LIST; n++) {
+		struct pyasync_task t = { .tid = tid };
+		uint64_t coro;
+
+		if (!w->budget) {
+			w->st->cut++;
+			if (read_ptr(a, node, &node))
+				break;
+			continue;
+		}
+		w->budget--;
+		t.addr = node - (uint64_t)a->aio.task_node;
+		if (a->read(a->arg, t.addr, task, (size_t)a->aio.task_size)) {
+			w->st->unreadable++;
+			return;
+		}
+		w->st->tasks++;
+		node = buf_u64(task, a->aio.task_node);
+		coro = untag(buf_u64(task, a->aio.task_coro));
+		if (!task[a->aio.task_is_task] || !coro)
+			continue;
+		t.name = untag(buf_u64(task, a->aio.task_name));
+		if (is_running(w->running, w->nr_running, t.addr) || !chain(a, coro, &t)) {
+			w->st->running++;
+			continue;
+		}
+		w->st->suspended++;
+		w->fn(w->arg, &t);
+	}
+}
+
+int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void *arg,
+		 struct pyasync_stats *st)
+{
+	struct walk *w = calloc(1, sizeof(*w));
+	uint64_t interp, ts;
+	size_t i, nr = 0;
+	int err;
+
+	if (!w)
+		return -ENOMEM;
+	*w = (struct walk){ .a = a, .budget = max_tasks, .fn = fn, .arg = arg, .st = st };
+	err = read_ptr(a, a->runtime + a->off.runtime_interp_head, &interp);
+	if (!err && !interp)
+		err = -ENOENT;
+	if (!err)
+		err = read_ptr(a, interp + a->off.interp_threads_head, &ts);
+	/* the running task of every thread first: those are not waiting */
+	for (; !err && ts && nr < PYASYNC_MAX_THREADS; nr++) {
+		uint64_t task = 0;
+
+		w->states[nr] = ts;
+		if (read_ptr(a, ts + a->off.tstate_native_thread_id, &w->tids[nr]) ||
+		    read_ptr(a, ts + a->aio.tstate_running_task, &task)) {
+			st->unreadable++;
+			break;
+		}
+		if (task)
+			w->running[w->nr_running++] = untag(task);
+		if (read_ptr(a, ts + a->off.tstate_next, &ts))
+			break;
+	}
+	for (i = 0; !err && i < nr; i++)
+		walk_list(w, w->states[i] + a->aio.tstate_tasks_head, (uint32_t)w->tids[i]);
+	if (!err)
+		walk_list(w, interp + a->aio.interp_tasks_head, 0);
+	free(w);
+	return err;
+}
+
+int pyasync_task_name(const struct pyasync *a, uint64_t obj, char **out)
+{
+	uint64_t type, flags, tag;
+	uint32_t digit;
+	int err;
+
+	if (!obj)
+		return -EINVAL;
+	err = read_ptr(a, obj + a->off.object_type, &type);
+	if (!err)
+		err = read_ptr(a, type + a->gen.type_flags, &flags);
+	if (err)
+		return err;
+	if (flags & PY_TPFLAGS_UNICODE_SUBCLASS)
+		return py_str_read(&a->off, NULL, a->read, a->arg, obj, out);
+	if (!(flags & PY_TPFLAGS_LONG_SUBCLASS))
+		return -EINVAL;
+	/* lv_tag: digits << 3 | sign (0 positive, 1 zero, 2 negative) */
+	err = read_ptr(a, obj + a->gen.long_tag, &tag);
+	if (!err)
+		err = a->read(a->arg, obj + a->gen.long_digit, &digit, sizeof(digit));
+	if (err)
+		return err;
+	if ((tag & 3) == 1)
+		digit = 0;
+	else if ((tag & 3) != 0 || tag >> 3 != 1)
+		return -EINVAL;	/* negative, or past 2^30: not asyncio's counter */
+	return asprintf(out, "Task-%u", digit) < 0 ? -ENOMEM : 0;
+}
