@@ -11,7 +11,8 @@
 #   - `serve 20 2`: every request's task "req-I" shown as "[task req-I]",
 #     and the await weight on stacks [task req-I];handle_request;
 #     call_backend between 85% and 115% of what that request timed; the
-#     request tasks' total within 90-110% of the timed sum;
+#     request tasks' total within 90-110% of the timed sum; the report's
+#     Awaits section lists their chain with its 20 tasks;
 #   - `idle 1.5` (the main task awaits the task "idler", which awaits
 #     asyncio.sleep(1.5)): idle_wait under [task idler] within +-10% of the
 #     1.5 s the program timed, and the main task's chain ending in idle
@@ -85,6 +86,12 @@ for py in "${pythons[@]}"; do
 	export_or_fail "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.await.folded" --format folded \
 		--weight await
 	check_awaits "$name" || fail "$py: the requests' awaits are wrong (above)"
+	lp_report "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.report"
+	grep -A4 "^Awaits" "$WORKDIR/$name.report" |
+		grep -qE " 20  handle_request \(py_awaits.py\) > call_backend \(py_awaits.py\) > " || {
+		diag_file "report" "$WORKDIR/$name.report" 120
+		fail "$py: the report's Awaits section does not list the 20 requests' chain"
+	}
 
 	info "== $py idle 1.5"
 	name=idle${name#serve}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The awaits section of `latprof report` (src/awaits.h): what asyncio tasks
+ * were suspended on, by await chain (the profile's "await" column, task
+ * names set apart), beside what their event loops waited in the kernel
+ * meanwhile: the loop's wait is all its tasks' awaits at once, the chains
+ * say what each was for. Printed only for a profile with await time.
+ */
+#include "src/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph/flame.h"
+#include "src/report_fmt.h"
+#include "src/sysstats.h"
+#include "src/weight.h"
+#include "src/lib/util.h"
+
+#define REPORT_AWAIT_CHAINS 5		/* chains listed */
+#define REPORT_AWAIT_GROUPS 256		/* chains told apart, at most */
+#define REPORT_AWAIT_ENDS 2		/* outer and innermost frames shown of a chain */
+
+/* The stacks of one await chain, whatever their tasks' names. */
+struct await_chain {
+	const struct flame_stack *st;	/* the heaviest: its frames are shown */
+	size_t task;			/* index of its "[task ...]" frame */
+	uint64_t weight;
+	size_t tasks;			/* stacks (task names) summed here */
+};
+
+/* The index of @st's "[task NAME]" frame; nr_frames when none. */
+static size_t task_frame(const struct flame_stack *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_frames; i++)
+		if (!strncmp(st->frames[i], "[task ", 6))
+			return i;
+	return st->nr_frames;
+}
+
+/* Do @a and @b await the same way below their task frames @ta, @tb? */
+static bool same_chain(const struct flame_stack *a, size_t ta, const struct flame_stack *b,
+		       size_t tb)
+{
+	size_t i;
+
+	if (a->nr_frames - ta != b->nr_frames - tb)
+		return false;
+	for (i = 1; ta + i < a->nr_frames; i++)
+		if (a->frames[ta + i] != b->frames[tb + i] && strcmp(a->frames[ta + i], b->frames[tb + i]))
+			return false;
+	return true;
+}
+
+static int cmp_chain(const void *a, const void *b)
+{
+	const struct await_chain *x = a, *y = b;
+
+	return x->weight < y->weight ? 1 : x->weight > y->weight ? -1 : 0;
+}
+
+/* One chain: the outer coroutine, then its innermost frames. */
+static void print_chain(FILE *out, const struct await_chain *c)
+{
+	const struct flame_stack *st = c->st;
+	size_t first = c->task + 1, n = st->nr_frames, i;
+
+	for (i = first; i < n; i++) {
+		if (i - first < REPORT_AWAIT_ENDS || n - i <= REPORT_AWAIT_ENDS)
+			fprintf(out, "%s%s", i > first ? " > " : "", st->frames[i]);
+		else if (i - first == REPORT_AWAIT_ENDS)
+			fprintf(out, " > ...");
+	}
+	if (first >= n)
+		fputc('?', out);
+	fputc('\n', out);
+}
+
+/* Time the loops of processes with asyncio tasks waited in epoll, poll or select. */
+static uint64_t loop_waits(const struct profile *p)
+{
+	static const char *const waits[] = {
+		"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect6",
+	};
+	struct sys_stats s = { 0 };
+	uint64_t total = 0;
+	size_t i, j;
+	char key[64];
+
+	if (sys_stats_load(p, &s))
+		return 0;
+	for (i = 0; i < s.nr; i++) {
+		const char *v;
+
+		snprintf(key, sizeof(key), "proc.%u.awaits", s.items[i].pid);
+		v = profile_get_meta(p, key);
+		if (!v || strcmp(v, "asyncio"))
+			continue;
+		for (j = 0; j < ARRAY_SIZE(waits); j++)
+			if (!strcmp(s.items[i].name, waits[j]))
+				total += s.items[i].total_ns;
+	}
+	free(s.items);
+	return total;
+}
+
+int report_awaits(FILE *out, const struct report_opts *o, const struct profile *p)
+{
+	struct await_chain *c = NULL;
+	struct profile_weight w;
+	const struct flame_stack **order;
+	struct flame *f;
+	size_t i, j, n, nc = 0;
+	char t[3][16];
+	int err;
+
+	if (profile_type_index(p, PROFILE_TYPE_AWAIT) < 0 ||
+	    profile_weight_get(p, PROFILE_TYPE_AWAIT, &w))
+		return 0;
+	err = report_sorted_stacks(o, p, &w, &f, &order, &n);
+	if (err)
+		return err;
+	c = calloc(REPORT_AWAIT_GROUPS, sizeof(*c));
+	if (!c) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		size_t ti = task_frame(order[i]);
+
+		for (j = 0; j < nc && !same_chain(c[j].st, c[j].task, order[i], ti); j++)
+			;
+		if (j == nc && nc == REPORT_AWAIT_GROUPS)
+			continue;
+		if (j == nc)
+			c[nc++] = (struct await_chain){ .st = order[i], .task = ti };
+		c[j].weight += order[i]->weight;
+		c[j].tasks++;
+	}
+	array_sort(c, nc, sizeof(*c), cmp_chain);
+	report_fmt_ns(t[0], sizeof(t[0]), flame_total(f));
+	report_fmt_ns(t[1], sizeof(t[1]), loop_waits(p));
+	report_fmt_heading(out, o->color, "Awaits",
+			   "(asyncio tasks suspended, summed over tasks; CPython 3.14+)");
+	fprintf(out, "  %s awaited by tasks; their event loops waited %s in epoll/poll/select\n"
+		"  meanwhile (the loop's wait is every task's at once; --weight await)\n",
+		t[0], t[1]);
+	fprintf(out, "     share    time  tasks  chain (outer coroutine > ... > innermost awaiting)\n");
+	for (i = 0; i < nc && i < REPORT_AWAIT_CHAINS; i++) {
+		report_fmt_ns(t[2], sizeof(t[2]), c[i].weight);
+		fprintf(out, "  %7.1f%% %7s %6zu  ", report_fmt_pct(c[i].weight, flame_total(f)), t[2],
+			c[i].tasks);
+		print_chain(out, &c[i]);
+	}
+out:
+	free(c);
+	free(order);
+	flame_free(f);
+	return err;
+}
