@@ -352,8 +352,8 @@ flamegraph_rows()
 # per sample of the workload, with and without Python frames
 python_rows()
 {
-	local f=$TMP/python.txt w tag label metric
-	raw "$f" | awk -F'\t' '$1 ~ /^(cpu|sys)[0-9]+_(base|on|off)$/' >"$TMP/py.raw"
+	local f=$TMP/python.txt w tag label metric off on
+	raw "$f" | awk -F'\t' '$1 ~ /^(cpu|sys|aio)[0-9]+_(base|on|off)$/' >"$TMP/py.raw"
 	# per run over the same round's base, and on over off: "variant ratio"
 	awk -F'\t' '
 		{
@@ -375,19 +375,22 @@ python_rows()
 		}' "$TMP/py.raw" >"$TMP/py.slow"
 	for tag in $(cut -f1 "$TMP/py.raw" | sed 's/^[a-z]*\([0-9]*\)_.*/\1/' | sort -u); do
 		label="py${tag:0:1}.${tag:1}"
-		for w in cpu sys; do
+		for w in cpu sys aio; do
 			grep -q "^$w${tag}_" "$TMP/py.raw" || continue
-			[ $w = cpu ] && metric="wall / no profiler, 999 Hz" ||
-				metric="wall / no profiler, syscalls"
+			case $w in
+			cpu) metric="wall / no profiler, 999 Hz" off=--no-python on="Python frames" ;;
+			sys) metric="wall / no profiler, syscalls" off=--no-python on="Python frames" ;;
+			aio) metric="wall / no profiler, asyncio" off="--await-hz 0" on="await walk" ;;
+			esac
 			awk -F'\t' -v v="$w${tag}_base" '$1 == v { print $3 }' "$TMP/py.raw" | stats |
 				row python "$label $w, no profiler" "s, the loop's wall" "%.3f" "-"
 			awk -F'\t' -v v="$w${tag}_off" '$1 == v { print $2 }' "$TMP/py.slow" | stats |
-				row python "$label $w, --no-python" "$metric" "%.3f" "-"
+				row python "$label $w, $off" "$metric" "%.3f" "-"
 			awk -F'\t' -v v="$w${tag}_on" '$1 == v { print $2 }' "$TMP/py.slow" | stats |
-				row python "$label $w, Python frames" "$metric" "%.3f" \
+				row python "$label $w, $on" "$metric" "%.3f" \
 				"$(ratio "$(awk -F'\t' -v v="$w${tag}_on" '$1 == v { print $3 }' "$TMP/py.raw" |
 					median)" "$(awk -F'\t' -v v="$w${tag}_off" '$1 == v { print $3 }' \
-					"$TMP/py.raw" | median)" "--no-python")"
+					"$TMP/py.raw" | median)" "$off")"
 			awk -F'\t' -v v="$w${tag}_on/off" '$1 == v { print $2 }' "$TMP/py.slow" | stats |
 				row python "$label $w, on / off" "wall ratio within a round" "%.3f" "-"
 			awk -F'\t' -v v="$w${tag}_on/offcpu" '$1 == v { print $2 }' "$TMP/py.slow" | stats |

@@ -4,7 +4,10 @@
 # record with Python frames (the default) against --no-python and against no
 # profiler, on two pure-Python workloads: a CPU loop under a 20-deep chain of
 # Python calls, sampled at 999 Hz (--mode cpu), and a loop of cheap syscalls
-# (os.getppid() and 1-byte os.read() of /dev/zero, --mode cpu,syscall). Each
+# (os.getppid() and 1-byte os.read() of /dev/zero, --mode cpu,syscall), and
+# on 3.14+ an asyncio echo over loopback (100 client tasks and the server's
+# 100, N/10 thousand round trips in all, --mode cpu,syscall), where "off" is
+# --await-hz 0 (no walk of the tasks) instead of --no-python. Each
 # runs with Debian's /usr/bin/python3.11, pyenv's 3.12 when there is one, and
 # Debian testing's stripped python3.15 in the container-like root of
 # tests/pyroot/mkroot.sh (`chroot ROOT python3.15`, as a user runs one; the
@@ -80,10 +83,12 @@ for p in $PYTHONS; do
 	PY[$tag]=$p
 	PYROOTS[$tag]=$r
 	VARIANTS="$VARIANTS cpu${tag}_base cpu${tag}_on cpu${tag}_off sys${tag}_base sys${tag}_on sys${tag}_off"
+	# await attribution walks asyncio's tasks of 3.14+ only
+	[ "$tag" -ge 314 ] && VARIANTS="$VARIANTS aio${tag}_base aio${tag}_on aio${tag}_off"
 done
 VARIANTS=${BENCH_VARIANTS:-$VARIANTS}
 for v in $VARIANTS; do
-	[[ $v =~ ^(cpu|sys)([0-9]+)_(base|on|off)$ ]] && [ -n "${PY[${BASH_REMATCH[2]}]:-}" ] ||
+	[[ $v =~ ^(cpu|sys|aio)([0-9]+)_(base|on|off)$ ]] && [ -n "${PY[${BASH_REMATCH[2]}]:-}" ] ||
 		die "unknown variant: $v"
 done
 
@@ -139,12 +144,39 @@ def sys_loop(k):
     os.close(fd)
 
 
+def aio_loop(k):
+    import asyncio
+
+    async def echo(reader, writer):
+        while line := await reader.readline():
+            writer.write(line)
+            await writer.drain()
+        writer.close()
+
+    async def client(port, n):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(n):
+            writer.write(b"x\n")
+            await writer.drain()
+            await reader.readline()
+        writer.close()
+        await writer.wait_closed()
+
+    async def run():
+        server = await asyncio.start_server(echo, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        await asyncio.gather(*(client(port, k // 100) for _ in range(100)))
+        server.close()
+
+    asyncio.run(run())
+
+
 def main():
     mode, k = sys.argv[1], int(sys.argv[2]) * 1000
-    loop = cpu_loop if mode == "cpu" else sys_loop
+    loop = {"cpu": cpu_loop, "sys": sys_loop, "aio": aio_loop}[mode]
     c0 = time.process_time_ns()
     t0 = time.perf_counter_ns()
-    loop(k if mode == "cpu" else 6 * k)
+    loop({"cpu": k, "sys": 6 * k, "aio": k // 10}[mode])
     wall_ns = time.perf_counter_ns() - t0
     loop_cpu_ns = time.process_time_ns() - c0
     print("start_realtime_ns=%d wall_ns=%d cpu_ns=%d loop_cpu_ns=%d" %
@@ -186,7 +218,7 @@ cmd_of()
 {
 	local v=$1 work tag
 	local -a lp=() py=()
-	[[ $v =~ ^(cpu|sys)([0-9]+)_(base|on|off)$ ]]
+	[[ $v =~ ^(cpu|sys|aio)([0-9]+)_(base|on|off)$ ]]
 	work=${BASH_REMATCH[1]} tag=${BASH_REMATCH[2]}
 	# chroot(8) execs the interpreter: the workload is still the process
 	# latprof starts, with the interpreter's comm
@@ -194,10 +226,11 @@ cmd_of()
 	py+=("${PY[$tag]}")
 	case $work in
 	cpu) lp=("$LATPROF" record -F "$FREQ" --mode cpu -q -o "$TMP/lp.pb.gz") ;;
-	sys) lp=("$LATPROF" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz") ;;
+	sys | aio) lp=("$LATPROF" record --mode cpu,syscall -q -o "$TMP/lp.pb.gz") ;;
 	esac
 	case $v in
 	*_base) lp=() ;;
+	aio*_off) lp+=(--await-hz 0) ;;
 	*_off) lp+=(--no-python) ;;
 	esac
 	CMD=(${lp[@]+"${lp[@]}"} ${lp[@]+--} "${py[@]}" -E -s "${WIN[$tag]}/${W##*/}" "$work" "$ITERS"
