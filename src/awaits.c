@@ -48,21 +48,27 @@
 #define AWAITS_AUTO_NAME "Task-*"
 #define AWAITS_MAX_CACHED 65536			/* task names remembered per process */
 
-enum aw_state { AW_LOOKING, AW_READY, AW_NONE };
+enum aw_state {
+	AW_STATE_LOOKING,	/* asyncio not found (yet) */
+	AW_STATE_READY,		/* walked */
+	AW_STATE_DONE,		/* never walked again: why says why, when it is to be said */
+};
 
 struct aw_proc {
 	int pid;
 	uint32_t gen;
 	enum aw_state state;
-	char why[96];			/* NONE: why not */
+	char why[96];			/* DONE without a walk: why, for the metadata ("": nothing
+					 * to say, e.g. asyncio never imported) */
 	struct pyasync pa;
 	uint64_t added_ns;		/* when found to run Python */
 	uint64_t next_ns;		/* the next walk or look */
 	uint64_t last_ns;		/* the last walk */
+	uint64_t pace_ns;		/* the time between the last walk and the next */
 	uint64_t walks, charged_ns;
 	struct pyasync_stats st;
 	struct hashmap names;		/* (NULL, task, name object) -> interned name */
-	struct hashmap distinct;	/* (interned name, 0, 0) -> itself: names kept */
+	struct hashmap distinct;	/* (NULL, name hash, length) -> interned name: names kept */
 	struct hashmap comms;		/* (NULL, tid, 0) -> interned thread name */
 };
 
@@ -100,11 +106,16 @@ struct awaits *awaits_new(struct pystacks *ps, struct stackagg *agg, unsigned in
 	return a;
 }
 
-static void proc_free(struct aw_proc *p)
+static void proc_free_maps(struct aw_proc *p)
 {
 	hashmap_release(&p->names);
 	hashmap_release(&p->distinct);
 	hashmap_release(&p->comms);
+}
+
+static void proc_free(struct aw_proc *p)
+{
+	proc_free_maps(p);
 	free(p);
 }
 
@@ -142,17 +153,24 @@ void awaits_add(struct awaits *a, int pid, uint32_t gen)
 
 void awaits_forget(struct awaits *a, int pid, uint32_t new_gen)
 {
-	size_t i;
+	size_t i = 0;
 
-	/* kept for the metadata, but never walked again */
-	for (i = 0; i < a->procs.nr; i++) {
+	while (i < a->procs.nr) {
 		struct aw_proc *p = a->procs.items[i];
 
-		if (p->pid != pid || p->state == AW_NONE || (new_gen && p->gen == new_gen))
+		if (p->pid != pid || (new_gen && p->gen == new_gen)) {
+			i++;
 			continue;
-		if (p->state == AW_LOOKING)
-			snprintf(p->why, sizeof(p->why), "asyncio not imported");
-		p->state = AW_NONE;
+		}
+		/* one never walked has nothing for the metadata but why not */
+		if (!p->walks && (p->state == AW_STATE_LOOKING || !p->why[0])) {
+			proc_free(p);
+			a->procs.items[i] = a->procs.items[--a->procs.nr];
+			continue;
+		}
+		p->state = AW_STATE_DONE;
+		proc_free_maps(p);
+		i++;
 	}
 }
 
@@ -162,20 +180,21 @@ int awaits_due_ms(const struct awaits *a, uint64_t now_ns)
 	size_t i;
 
 	for (i = 0; i < a->procs.nr; i++)
-		if (a->procs.items[i]->state != AW_NONE && a->procs.items[i]->next_ns < due)
+		if (a->procs.items[i]->state != AW_STATE_DONE && a->procs.items[i]->next_ns < due)
 			due = a->procs.items[i]->next_ns;
 	if (due == UINT64_MAX)
 		return -1;
 	return due <= now_ns ? 0 : (int)((due - now_ns + 999999) / 1000000);
 }
 
-static void proc_none(struct aw_proc *p, const char *why)
+/* @p is not walked, for reason @why ("": none to give). */
+static void proc_done(struct aw_proc *p, const char *why)
 {
-	p->state = AW_NONE;
+	p->state = AW_STATE_DONE;
 	snprintf(p->why, sizeof(p->why), "%s", why);
 }
 
-/* Find @p's asyncio structures; still AW_LOOKING when asyncio is not loaded yet. */
+/* Find @p's asyncio structures; still LOOKING when asyncio is not loaded yet. */
 static void proc_find(struct awaits *a, struct aw_proc *p)
 {
 	const struct py_interp *in = pystacks_interp(a->ps, p->pid, p->gen);
@@ -183,12 +202,15 @@ static void proc_find(struct awaits *a, struct aw_proc *p)
 	char why[96];
 	int err;
 
-	if (!in)
-		return proc_none(p, "no walkable Python");
+	if (!in) {
+		proc_done(p, "no walkable Python");
+		return;
+	}
 	if (PY_MM(in->version) < PY_VERSION_OF(3, 14, 0)) {
 		snprintf(why, sizeof(why), "CPython %u.%u: needs 3.14+", PY_MAJOR(in->version),
 			 PY_MINOR(in->version));
-		return proc_none(p, why);
+		proc_done(p, why);
+		return;
 	}
 	p->pa = (struct pyasync){
 		.read = py_read_process, .arg = (void *)(intptr_t)p->pid,
@@ -197,20 +219,25 @@ static void proc_find(struct awaits *a, struct aw_proc *p)
 	};
 	err = pyoffsets_gen_from_debug(py_read_process, p->pa.arg, in->runtime, in->version,
 				       &p->pa.gen);
-	if (err) {
-		snprintf(why, sizeof(why), "no generator offsets: %s", strerror(-err));
-		return proc_none(p, why);
+	if (!err) {
+		err = py_find_section(p->pid, PYASYNC_SECTION, "_asyncio", &addr, &size);
+		if (err == -ENOENT)
+			return;		/* asyncio not imported (yet) */
+		if (!err)
+			err = pyasync_offsets_read(py_read_process, p->pa.arg, addr, size,
+						   &p->pa.aio);
+		if (!err)
+			err = pyasync_check(&p->pa);
 	}
-	err = py_find_section(p->pid, PYASYNC_SECTION, "_asyncio", &addr, &size);
-	if (err == -ENOENT)
-		return;		/* asyncio not imported (yet) */
-	if (!err)
-		err = pyasync_offsets_read(py_read_process, p->pa.arg, addr, size, &p->pa.aio);
-	if (err) {
-		snprintf(why, sizeof(why), "%s: %s", PYASYNC_SECTION, strerror(-err));
-		return proc_none(p, why);
+	if (err == -ESRCH) {
+		proc_done(p, "");	/* exited: its exit event follows */
+	} else if (err) {
+		snprintf(why, sizeof(why), "%s or generator offsets unusable: %s", PYASYNC_SECTION,
+			 strerror(-err));
+		proc_done(p, why);
+	} else {
+		p->state = AW_STATE_READY;
 	}
-	p->state = AW_READY;
 }
 
 /* The thread name of @tid of @p (the process's for 0), from /proc. */
@@ -238,27 +265,47 @@ static const char *thread_comm(struct awaits *a, struct aw_proc *p, uint32_t tid
 	return s;
 }
 
-/* The name @t is shown under. */
+/* FNV-1a of @s: the name's key in aw_proc.distinct. */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The interned name @name is shown under: itself, or AWAITS_OTHER_NAME past the cap. */
+static const char *kept_name(struct awaits *a, struct aw_proc *p, const char *name)
+{
+	uint64_t h = name_hash(name), len = strlen(name);
+	const char *s = hashmap_get(&p->distinct, NULL, h, len);
+
+	if (s && !strcmp(s, name))
+		return s;
+	/* past the cap, or (rarely) another name with the same hash and length */
+	if (s || p->distinct.nr >= AWAITS_MAX_NAMES)
+		return strtab_intern(a->strs, AWAITS_OTHER_NAME);
+	s = strtab_intern(a->strs, name);
+	return s && !hashmap_put(&p->distinct, NULL, h, len, (void *)s) ? s : NULL;
+}
+
+/* The name @t is shown under; NULL on ENOMEM. */
 static const char *task_name(struct awaits *a, struct aw_proc *p, const struct pyasync_task *t)
 {
 	const char *s = hashmap_get(&p->names, NULL, t->addr, t->name);
 	char *name = NULL;
-	bool auto_name;
 
 	if (s)
 		return s;
 	if (pyasync_task_name(&p->pa, t->name, &name))
 		return "?";
-	auto_name = !strncmp(name, "Task-", 5) && name[5] >= '0' && name[5] <= '9' &&
-		    strspn(name + 5, "0123456789") == strlen(name + 5);
-	s = strtab_intern(a->strs, auto_name ? AWAITS_AUTO_NAME : name);
+	if (!strncmp(name, "Task-", 5) && name[5] >= '0' && name[5] <= '9' &&
+	    strspn(name + 5, "0123456789") == strlen(name + 5))
+		s = strtab_intern(a->strs, AWAITS_AUTO_NAME);
+	else
+		s = kept_name(a, p, name);
 	free(name);
-	if (s && !auto_name && !hashmap_get(&p->distinct, s, 0, 0)) {
-		if (p->distinct.nr >= AWAITS_MAX_NAMES)
-			s = strtab_intern(a->strs, AWAITS_OTHER_NAME);
-		else if (hashmap_put(&p->distinct, s, 0, 0, (void *)s))
-			s = NULL;
-	}
 	/* by task and name object: a task or name freed, its address reused, is read anew */
 	if (p->names.nr >= AWAITS_MAX_CACHED)
 		hashmap_release(&p->names);
@@ -284,31 +331,40 @@ static void charge(void *arg, const struct pyasync_task *t)
 	}
 	memcpy(key.comm, comm, strnlen(comm, sizeof(key.comm)));
 	n = pystacks_await_pcs(a->ps, p->pid, p->gen, t, name, pcs, ARRAY_SIZE(pcs));
-	if (n && stackagg_add(a->agg, &key, pcs, n, &v))
+	if (!n)
+		return;
+	if (stackagg_add(a->agg, &key, pcs, n, &v)) {
 		a->err = -ENOMEM;
+		return;
+	}
 	p->charged_ns += a->dt_ns;
 	a->charged_ns += a->dt_ns;
 }
 
 static void proc_walk(struct awaits *a, struct aw_proc *p, uint64_t now)
 {
-	uint64_t took;
+	uint64_t took, start = now_ns();
 	int err;
 
 	a->cur = p;
+	/* a slower pace moves no time: up to the pace chosen last, and a second more */
 	a->dt_ns = p->last_ns ? now - p->last_ns : a->period_ns;
-	if (a->dt_ns > AWAITS_MAX_GAP_NS)
-		a->dt_ns = AWAITS_MAX_GAP_NS;
+	if (a->dt_ns > p->pace_ns + AWAITS_MAX_GAP_NS)
+		a->dt_ns = p->pace_ns + AWAITS_MAX_GAP_NS;
 	p->last_ns = now;
 	err = pyasync_walk(&p->pa, AWAITS_MAX_TASKS, charge, a, &p->st);
-	if (err == -ESRCH)
-		p->state = AW_NONE;	/* gone: its exit event follows */
-	took = now_ns() - now;
+	if (err == -ENOMEM)
+		a->err = err;
+	else if (err)
+		proc_done(p, "");	/* gone (its exit event follows), or its memory changed */
+	took = now_ns() - start;
 	p->walks++;
 	a->walks++;
 	a->walk_ns += took;
-	p->next_ns = now + (took * AWAITS_MAX_SHARE > a->period_ns ? took * AWAITS_MAX_SHARE :
-								     a->period_ns);
+	p->pace_ns = took * AWAITS_MAX_SHARE;
+	if (p->pace_ns < a->period_ns)
+		p->pace_ns = a->period_ns;
+	p->next_ns = now + p->pace_ns;
 }
 
 int awaits_tick(struct awaits *a, uint64_t now_ns)
@@ -318,14 +374,14 @@ int awaits_tick(struct awaits *a, uint64_t now_ns)
 	for (i = 0; i < a->procs.nr && !a->err; i++) {
 		struct aw_proc *p = a->procs.items[i];
 
-		if (p->state == AW_NONE || p->next_ns > now_ns)
+		if (p->state == AW_STATE_DONE || p->next_ns > now_ns)
 			continue;
-		if (p->state == AW_LOOKING) {
+		if (p->state == AW_STATE_LOOKING) {
 			proc_find(a, p);
 			p->next_ns = now_ns + (now_ns - p->added_ns < AWAITS_FIND_FIRST_NS ?
 					       AWAITS_FIND_FIRST_EVERY_NS : AWAITS_FIND_EVERY_NS);
 		}
-		if (p->state == AW_READY)
+		if (p->state == AW_STATE_READY)
 			proc_walk(a, p, now_ns);
 	}
 	return a->err;
@@ -351,8 +407,8 @@ int awaits_store(const struct awaits *a, struct profile *pr)
 	for (i = 0; !err && i < a->procs.nr; i++) {
 		const struct aw_proc *p = a->procs.items[i];
 
-		if (!p->walks && (p->state == AW_LOOKING || !strcmp(p->why, "asyncio not imported")))
-			continue;	/* never imported asyncio: nothing to say */
+		if (!p->walks && !p->why[0])
+			continue;	/* still looking (asyncio never imported), or exited */
 		snprintf(key, sizeof(key), "proc.%d.awaits", p->pid);
 		snprintf(val, sizeof(val), "%s", p->walks ? "asyncio" : p->why);
 		err = profile_set_meta(pr, key, val);
@@ -362,6 +418,7 @@ int awaits_store(const struct awaits *a, struct profile *pr)
 			err = err ?: meta_proc(pr, p, "suspended", p->st.suspended);
 			err = err ?: meta_proc(pr, p, "unreadable", p->st.unreadable);
 			err = err ?: meta_proc(pr, p, "cut", p->st.cut);
+			err = err ?: meta_proc(pr, p, "truncated", p->st.truncated);
 			err = err ?: meta_proc(pr, p, "charged_ns", p->charged_ns);
 		}
 	}

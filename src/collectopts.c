@@ -277,6 +277,7 @@ int collectopts_parse(struct collector_opts *o, int c, const char *arg)
 	case COLLECTOPTS_AWAIT_HZ:
 		err = parse_number(arg, 0, 1000, "--await-hz", "0 (off) or 1..1000", &v);
 		o->await_hz = err ? o->await_hz : v;
+		o->await_hz_given |= !err;
 		return err;
 	case COLLECTOPTS_UNWIND:
 		return parse_unwind(arg, &o->unwind_dwarf);
@@ -322,6 +323,9 @@ int collectopts_check(struct collector_opts *o, bool has_command, bool need_targ
 
 	if (o->syscalls.nr && !o->modes.syscall && !o->modes.offcpu)
 		pr_warn("--syscalls has no effect without --mode syscall");
+	if (o->await_hz_given && o->await_hz && (!o->unwind_dwarf || o->no_python))
+		pr_warn("--await-hz has no effect without Python frames (--unwind dwarf, "
+			"no --no-python)");
 	if (ntargets > 1 || (need_target && !ntargets)) {
 		pr_err(ntargets ? "give only one kind of target (-p, --comm, -a or -- COMMAND)"
 				: "no target: give -p PID, --comm NAME, -a or -- COMMAND");

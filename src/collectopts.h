@@ -55,6 +55,7 @@ struct collector_opts {
 	uint64_t min_block_us;		/* --min-block */
 	uint64_t stall_min_us;		/* --stall-min */
 	unsigned int await_hz;		/* --await-hz: asyncio task walks per second, 0 off */
+	bool await_hz_given;		/* on the command line or in the config */
 	bool unwind_dwarf;		/* --unwind */
 	unsigned int stack_size;	/* --stack-size, bytes */
 	bool no_python;			/* --no-python */

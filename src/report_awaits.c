@@ -22,14 +22,15 @@
 
 #define REPORT_AWAIT_CHAINS 5		/* chains listed */
 #define REPORT_AWAIT_GROUPS 256		/* chains told apart, at most */
-#define REPORT_AWAIT_ENDS 2		/* outer and innermost frames shown of a chain */
+#define REPORT_AWAIT_WHOLE 6		/* a chain this long is shown whole, */
+#define REPORT_AWAIT_INNER 4		/* else its outer frame and this many innermost */
 
 /* The stacks of one await chain, whatever their tasks' names. */
 struct await_chain {
 	const struct flame_stack *st;	/* the heaviest: its frames are shown */
 	size_t task;			/* index of its "[task ...]" frame */
 	uint64_t weight;
-	size_t tasks;			/* stacks (task names) summed here */
+	size_t names;			/* task names summed here (asyncio's own: one) */
 };
 
 /* The index of @st's "[task NAME]" frame; nr_frames when none. */
@@ -52,7 +53,8 @@ static bool same_chain(const struct flame_stack *a, size_t ta, const struct flam
 	if (a->nr_frames - ta != b->nr_frames - tb)
 		return false;
 	for (i = 1; ta + i < a->nr_frames; i++)
-		if (a->frames[ta + i] != b->frames[tb + i] && strcmp(a->frames[ta + i], b->frames[tb + i]))
+		if (a->frames[ta + i] != b->frames[tb + i] &&
+		    strcmp(a->frames[ta + i], b->frames[tb + i]))
 			return false;
 	return true;
 }
@@ -70,10 +72,11 @@ static void print_chain(FILE *out, const struct await_chain *c)
 	const struct flame_stack *st = c->st;
 	size_t first = c->task + 1, n = st->nr_frames, i;
 
+	/* the handler a framework calls is deep down, near the awaited call */
 	for (i = first; i < n; i++) {
-		if (i - first < REPORT_AWAIT_ENDS || n - i <= REPORT_AWAIT_ENDS)
+		if (n - first <= REPORT_AWAIT_WHOLE || i == first || n - i <= REPORT_AWAIT_INNER)
 			fprintf(out, "%s%s", i > first ? " > " : "", st->frames[i]);
-		else if (i - first == REPORT_AWAIT_ENDS)
+		else if (i == first + 1)
 			fprintf(out, " > ...");
 	}
 	if (first >= n)
@@ -140,7 +143,7 @@ int report_awaits(FILE *out, const struct report_opts *o, const struct profile *
 		if (j == nc)
 			c[nc++] = (struct await_chain){ .st = order[i], .task = ti };
 		c[j].weight += order[i]->weight;
-		c[j].tasks++;
+		c[j].names++;
 	}
 	array_sort(c, nc, sizeof(*c), cmp_chain);
 	report_fmt_ns(t[0], sizeof(t[0]), flame_total(f));
@@ -150,11 +153,12 @@ int report_awaits(FILE *out, const struct report_opts *o, const struct profile *
 	fprintf(out, "  %s awaited by tasks; their event loops waited %s in epoll/poll/select\n"
 		"  meanwhile (the loop's wait is every task's at once; --weight await)\n",
 		t[0], t[1]);
-	fprintf(out, "     share    time  tasks  chain (outer coroutine > ... > innermost awaiting)\n");
+	fprintf(out, "     share    time  names  chain "
+		"(outer coroutine > ... > innermost awaiting)\n");
 	for (i = 0; i < nc && i < REPORT_AWAIT_CHAINS; i++) {
 		report_fmt_ns(t[2], sizeof(t[2]), c[i].weight);
-		fprintf(out, "  %7.1f%% %7s %6zu  ", report_fmt_pct(c[i].weight, flame_total(f)), t[2],
-			c[i].tasks);
+		fprintf(out, "  %7.1f%% %7s %6zu  ", report_fmt_pct(c[i].weight, flame_total(f)),
+			t[2], c[i].names);
 		print_chain(out, &c[i]);
 	}
 out:

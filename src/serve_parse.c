@@ -54,6 +54,11 @@ static const char *weight_needs(const char *weight, const struct serve_profile_r
 		return r->modes.offcpu ? NULL : "offcpu";
 	if (!strcmp(w, "wall"))
 		return r->modes.cpu && r->modes.offcpu ? NULL : "cpu,offcpu";
+	/* columns only a profile that saw a stall, an awaiting task has */
+	if (!strcmp(w, "stall"))
+		return r->modes.syscall ? NULL : "syscall";
+	if (!strcmp(w, "await"))
+		return NULL;
 	return "";
 }
 

@@ -27,6 +27,8 @@ static const struct weight_look {
 	{ "syscalls", "Slow syscall count flame graph", "count" },
 	{ "offcpu", "Off-CPU flame graph", "nanoseconds" },
 	{ "wall", "Wall-clock (hot/cold) flame graph", "nanoseconds" },
+	{ "stall", "Event-loop stall flame graph", "nanoseconds" },
+	{ "await", "asyncio await flame graph", "nanoseconds" },
 };
 
 /* The look of weight @name; a ":path"/":idle"/":readiness" filter is not part of the name. */

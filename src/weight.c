@@ -54,9 +54,10 @@ int profile_weight_get(const struct profile *p, const char *name, struct profile
 			/* a foreign profile with one column: that is its weight */
 			if (w->cols[j] < 0 && p->types.nr == 1 && i < 3)
 				w->cols[j] = 0;
-			if (w->cols[j] < 0 && !weights[i].mode && !strcmp(weights[i].weight, "await")) {
-				pr_err("profile has no asyncio task seen awaiting for --weight %s (it "
-				       "needs CPython 3.14+, Python frames and --await-hz)", name);
+			if (w->cols[j] < 0 && !strcmp(weights[i].weight, "await")) {
+				pr_err("profile has no asyncio task seen awaiting for --weight %s "
+				       "(it needs CPython 3.14+, Python frames and --await-hz)",
+				       name);
 				return -EINVAL;
 			}
 			if (w->cols[j] < 0 && !weights[i].mode) {

@@ -24,14 +24,15 @@ struct profile_weight {
 };
 
 /* The names --weight accepts, for help and error messages. */
-#define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu, wall, stall or await, " \
-	"optionally with :path, :idle or :readiness"
+#define PROFILE_WEIGHTS "cpu, cpu-time, samples, latency, syscalls, offcpu, wall, stall " \
+	"or await, optionally with :path, :idle or :readiness"
 
 /*
  * Resolve --weight @name for @p: "WEIGHT" or "WEIGHT:path" / ":idle" /
  * ":readiness", which keep only the samples on the path of work (labelled
- * path, or not labelled), only the idle waits, or only the waits not decided. 0, or -EINVAL after printing why (unknown weight or
- * filter, or the profile has no such values because the collector was off).
+ * path, or not labelled), only the idle waits, or only the waits not decided.
+ * 0, or -EINVAL after printing why (unknown weight or filter, or the
+ * profile has no such values because the collector was off).
  */
 int profile_weight_get(const struct profile *p, const char *name, struct profile_weight *w);
 

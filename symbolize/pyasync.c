@@ -54,7 +54,7 @@ static unsigned int awaited_slot(uint32_t version)
 
 static int put_off(int32_t *dst, uint64_t v, uint64_t size, unsigned int width)
 {
-	if (size >= PYASYNC_OFFSET_MAX || v + width > size)
+	if (size >= PYASYNC_OFFSET_MAX || v >= size || width > size - v)
 		return -EINVAL;
 	*dst = (int32_t)v;
 	return 0;
@@ -94,6 +94,31 @@ int pyasync_offsets_read(py_read_fn read, void *arg, uint64_t addr, uint64_t siz
 	return 0;
 }
 
+/* Does [@off, @off + @width) lie in [0, @size)? */
+static bool fits(int32_t off, unsigned int width, int64_t size)
+{
+	return off >= 0 && (int64_t)off + width <= size;
+}
+
+int pyasync_check(const struct pyasync *a)
+{
+	int64_t frame = a->gen.frame_size, len = (int64_t)a->gen.gen_iframe + frame;
+
+	/* what chain() and walk_list() index their copies of objects with */
+	if (a->gen.gen_iframe < 0 || frame <= 0 || len > PYASYNC_OBJ_READ ||
+	    !fits(a->gen.gen_frame_state, 1, a->gen.gen_iframe) ||
+	    !fits(a->off.object_type, 8, a->gen.gen_iframe) ||
+	    !fits(a->off.frame_code, 8, frame) || !fits(a->off.frame_instr, 8, frame) ||
+	    !fits(a->gen.frame_stackpointer, 8, frame) ||
+	    a->aio.task_size <= 0 || a->aio.task_size > PYASYNC_OBJ_READ ||
+	    !fits(a->aio.task_name, 8, a->aio.task_size) ||
+	    !fits(a->aio.task_coro, 8, a->aio.task_size) ||
+	    !fits(a->aio.task_is_task, 1, a->aio.task_size) ||
+	    !fits(a->aio.task_node, 16, a->aio.task_size))
+		return -EINVAL;
+	return 0;
+}
+
 static int read_ptr(const struct pyasync *a, uint64_t addr, uint64_t *v)
 {
 	*v = 0;
@@ -117,18 +142,18 @@ static uint64_t untag(uint64_t v)
 /*
  * The await chain of the task whose coroutine is @coro into @t; false when
  * the task is not suspended (running, done) or its coroutine unreadable.
+ * A chain deeper than PYASYNC_MAX_FRAMES keeps its innermost frames.
  */
 static bool chain(const struct pyasync *a, uint64_t coro, struct pyasync_task *t)
 {
+	struct pyasync_frame all[PYASYNC_MAX_DEPTH];
 	uint8_t buf[PYASYNC_OBJ_READ];
 	size_t len = (size_t)a->gen.gen_iframe + (size_t)a->gen.frame_size;
 	uint64_t type, awaited, awaited_type;
 	enum coro_state state;
-	uint32_t depth, i;
+	uint32_t n = 0, i, skip;
 
-	if (len > sizeof(buf))
-		return false;
-	for (depth = 0; coro && depth < 4 * PYASYNC_MAX_FRAMES; depth++) {
+	while (coro && n < PYASYNC_MAX_DEPTH) {
 		const uint8_t *frame = buf + a->gen.gen_iframe;
 
 		if (a->read(a->arg, coro, buf, len))
@@ -137,13 +162,9 @@ static bool chain(const struct pyasync *a, uint64_t coro, struct pyasync_task *t
 		if (state == CORO_OTHER)
 			break;
 		type = buf_u64(buf, a->off.object_type);
-		if (t->nr < PYASYNC_MAX_FRAMES) {
-			t->frames[t->nr].code = untag(buf_u64(frame, a->off.frame_code));
-			t->frames[t->nr].instr = buf_u64(frame, a->off.frame_instr);
-			t->nr++;
-		} else {
-			t->truncated = true;
-		}
+		all[n].code = untag(buf_u64(frame, a->off.frame_code));
+		all[n].instr = buf_u64(frame, a->off.frame_instr);
+		n++;
 		if (state != CORO_AWAITING)
 			break;
 		/* what it awaits: on into it when it is a coroutine too */
@@ -155,15 +176,14 @@ static bool chain(const struct pyasync *a, uint64_t coro, struct pyasync_task *t
 			break;
 		coro = untag(awaited);
 	}
-	if (!t->nr)
+	if (!n)
 		return false;
 	/* read outermost first: innermost first, as stacks are kept */
-	for (i = 0; i < t->nr / 2; i++) {
-		struct pyasync_frame f = t->frames[i];
-
-		t->frames[i] = t->frames[t->nr - 1 - i];
-		t->frames[t->nr - 1 - i] = f;
-	}
+	skip = n > PYASYNC_MAX_FRAMES ? n - PYASYNC_MAX_FRAMES : 0;
+	t->truncated = skip > 0;
+	for (i = 0; i + skip < n; i++)
+		t->frames[i] = all[n - 1 - i];
+	t->nr = n - skip;
 	return true;
 }
 
@@ -229,6 +249,7 @@ static void walk_list(struct walk *w, uint64_t head, uint32_t tid)
 			continue;
 		}
 		w->st->suspended++;
+		w->st->truncated += t.truncated;
 		w->fn(w->arg, &t);
 	}
 }
@@ -243,6 +264,10 @@ int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn
 
 	if (!w)
 		return -ENOMEM;
+	if (pyasync_check(a)) {
+		free(w);
+		return -EINVAL;
+	}
 	*w = (struct walk){ .a = a, .budget = max_tasks, .fn = fn, .arg = arg, .st = st };
 	err = read_ptr(a, a->runtime + a->off.runtime_interp_head, &interp);
 	if (!err && !interp)
@@ -250,7 +275,7 @@ int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn
 	if (!err)
 		err = read_ptr(a, interp + a->off.interp_threads_head, &ts);
 	/* the running task of every thread first: those are not waiting */
-	for (; !err && ts && nr < PYASYNC_MAX_THREADS; nr++) {
+	while (!err && ts && nr < PYASYNC_MAX_THREADS) {
 		uint64_t task = 0;
 
 		w->states[nr] = ts;
@@ -259,6 +284,7 @@ int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn
 			st->unreadable++;
 			break;
 		}
+		nr++;
 		if (task)
 			w->running[w->nr_running++] = untag(task);
 		if (read_ptr(a, ts + a->off.tstate_next, &ts))

@@ -61,6 +61,7 @@ struct pyasync {
 };
 
 #define PYASYNC_MAX_FRAMES 32		/* coroutines of one await chain kept */
+#define PYASYNC_MAX_DEPTH 128		/* coroutines of one chain followed */
 #define PYASYNC_MAX_THREADS 1024	/* thread states looked at */
 
 /* A coroutine's frame. */
@@ -76,7 +77,7 @@ struct pyasync_task {
 	uint32_t tid;			/* the thread whose list holds it; 0: the
 					 * interpreter's (its thread exited) */
 	uint32_t nr;			/* frames[], innermost first */
-	bool truncated;			/* the chain went on past frames[] */
+	bool truncated;			/* the chain's outer frames did not fit */
 	struct pyasync_frame frames[PYASYNC_MAX_FRAMES];
 };
 
@@ -87,15 +88,24 @@ struct pyasync_stats {
 	uint64_t suspended;		/* handed to the callback */
 	uint64_t unreadable;		/* a task or list that could not be read */
 	uint64_t cut;			/* tasks past @max_tasks, not looked at */
+	uint64_t truncated;		/* chains deeper than PYASYNC_MAX_FRAMES */
 };
+
+/*
+ * Do @a's offsets fit the objects they index (a coroutine with its frame,
+ * a task) as the walk reads them? The interpreter's own _Py_DebugOffsets
+ * are in writable memory: a process could say anything. 0 or -EINVAL.
+ */
+int pyasync_check(const struct pyasync *a);
 
 typedef void (*pyasync_task_fn)(void *arg, const struct pyasync_task *t);
 
 /*
  * Walk the tasks of @a's main interpreter: @fn for each task suspended at an
  * await (or created, not yet started), at most @max_tasks looked at.
- * Counts into @st (added to). 0, or the first read's -errno when not even
- * the interpreter could be read (-ESRCH: the process is gone).
+ * Counts into @st (added to). 0, -EINVAL (pyasync_check refuses @a),
+ * -ENOMEM, or the first read's -errno when not even the interpreter could
+ * be read (-ESRCH: the process is gone).
  */
 int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void *arg,
 		 struct pyasync_stats *st);

@@ -13,6 +13,10 @@
 # file from /healthz until the load is done; LATPROF names the binary,
 # default the repo's ./latprof; needs root). Or profile it by hand with
 # "latprof record -p PID", PID from the "app" line the server prints.
+# PYROOT (if set): the servers run under "chroot PYROOT /usr/bin/python3",
+# a Debian root with the example's packages (tests/pyroot/mkroot.sh makes
+# one with CPython 3.14, where latprof charges an async endpoint's awaits
+# to it), from a copy of this directory in PYROOT/tmp; load.py stays here.
 set -euo pipefail
 
 VARIANT=${1:-fastapi}
@@ -25,7 +29,17 @@ PATHS=${PATHS:-/predict /predict_file /predict_remote}
 PY=/usr/bin/python3
 DIR=$(cd "$(dirname "$0")" && pwd)
 # A data directory of our own: model and feature files, removed at exit.
-DATA=$(mktemp -d /tmp/latprof_model_server.XXXXXX)
+DATA=$(mktemp -d ${PYROOT:+"$PYROOT"}/tmp/latprof_model_server.XXXXXX)
+# The servers' interpreter and directories as they see them (SPY, SDIR, SDATA)
+SPY=(/usr/bin/python3)
+SDIR=$DIR
+SDATA=$DATA
+if [ -n "${PYROOT:-}" ]; then
+	cp "$DIR"/*.py "$DATA/"
+	SPY=(chroot "$PYROOT" /usr/bin/python3)
+	SDATA=/tmp/${DATA##*/}
+	SDIR=$SDATA
+fi
 pids=()
 
 # Stop in reverse order of start; "wait" makes sure none outlives us.
@@ -48,21 +62,21 @@ for p in "$PORT" "$BACKEND_PORT"; do
 	fi
 done
 
-$PY "$DIR/backend.py" --port "$BACKEND_PORT" &
+"${SPY[@]}" "$SDIR/backend.py" --port "$BACKEND_PORT" &
 pids+=($!)
 case $VARIANT in
 fastapi)
-	$PY "$DIR/app.py" --port "$PORT" --backend-port "$BACKEND_PORT" \
-		--data-dir "$DATA" &
+	"${SPY[@]}" "$SDIR/app.py" --port "$PORT" --backend-port "$BACKEND_PORT" \
+		--data-dir "$SDATA" &
 	;;
 flask)
-	$PY "$DIR/app_flask.py" --port "$PORT" --backend-port "$BACKEND_PORT" \
-		--data-dir "$DATA" &
+	"${SPY[@]}" "$SDIR/app_flask.py" --port "$PORT" --backend-port "$BACKEND_PORT" \
+		--data-dir "$SDATA" &
 	;;
 gunicorn)
 	# One worker process with 4 threads (gthread): a single process to
 	# profile, requests spread over its threads.
-	BACKEND_PORT=$BACKEND_PORT DATA_DIR=$DATA $PY /usr/bin/gunicorn --chdir "$DIR" -w 1 --threads 4 \
+	BACKEND_PORT=$BACKEND_PORT DATA_DIR=$SDATA "${SPY[@]}" /usr/bin/gunicorn --chdir "$SDIR" -w 1 --threads 4 \
 		-b "127.0.0.1:$PORT" --log-level warning 'app_flask:create_app()' &
 	;;
 *)

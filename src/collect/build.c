@@ -542,6 +542,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = pystacks_store(c->py, p);
 	if (!err && c->awaits)
 		err = awaits_store(c->awaits, p);
+	else if (!err && c->py)		/* --await-hz 0: say the walk was off */
+		err = profile_set_meta_u64(p, "awaits.hz", 0);
 	if (!err)
 		err = builder_track(&b);
 	if (!err)

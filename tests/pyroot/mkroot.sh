@@ -2,18 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Make, once, the container-like root that tests/e2e/test_python_chroot.sh
 # runs Python in: Debian testing's minimal root (debootstrap minbase) with
-# its stripped python3.13, python3.14 and python3.15, and nothing else: no
-# -dev, no -dbg, so latprof has only what a container would give it (the
+# its stripped python3.13, python3.14 and python3.15, and the model server
+# example's packages for its default python3 (3.14: FastAPI, uvicorn,
+# scikit-learn; tests/e2e/test_model_async.sh), and nothing else: no -dev,
+# no -dbg, so latprof has only what a container would give it (the
 # interpreter's .dynsym and its _Py_DebugOffsets). Written to DIR/root, with
 #   DIR/stamp   checksum of the recipe (suite, packages): a new recipe rebuilds
 # and kept until the recipe changes, so only the first run waits (about a
-# minute and 120 MB of downloads; 360 MB of disk). Prints DIR/root. Needs
+# minute here). Prints DIR/root. Needs
 # root and debootstrap. Two callers at once: the second waits for the first.
 # usage: tests/pyroot/mkroot.sh [DIR]   (default /var/cache/latprof/pyroot)
 set -euo pipefail
 dir=${1:-/var/cache/latprof/pyroot}
 suite=testing
-packages=(python3.13 python3.14 python3.15)
+packages=(python3.13 python3.14 python3.15 python3-fastapi python3-uvicorn python3-sklearn)
 # The first Debian mirror apt uses here, unless MIRROR says otherwise.
 mirror=${MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/*.sources \
 	2>/dev/null | head -n 1)}

@@ -6,6 +6,10 @@
  * into offsets; one whose task node lies past the task, or that is short,
  * refused. A task's auto-numbered name (an int) read as "Task-N"; a
  * negative one, one past a digit, or an object of another type refused.
+ * The walk over a small image of a process (3.14's and 3.15's frame state
+ * numbers and awaited slot): the running task left out, a suspended one's
+ * chain innermost first and untagged, a chain through a Future ended, a
+ * list that loops back on itself bounded, offsets that do not fit refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -112,9 +116,124 @@ static void test_names(void)
 	CHECK(name == NULL);
 }
 
+/* The image's layout: a runtime, one interpreter, one thread, two tasks. */
+enum {
+	R = MEM_BASE, I = MEM_BASE + 0x100, T = MEM_BASE + 0x200, TA = MEM_BASE + 0x300,
+	TB = MEM_BASE + 0x400, C1 = MEM_BASE + 0x500, C2 = MEM_BASE + 0x600,
+	SP = MEM_BASE + 0x780, CT = MEM_BASE + 0x800, FUT = MEM_BASE + 0x900,
+};
+
+static struct pyasync fake_layout(uint32_t version)
+{
+	struct pyasync a = { .read = read_mem, .version = version, .runtime = R };
+
+	a.off.object_type = 8;
+	a.off.runtime_interp_head = 0;
+	a.off.interp_threads_head = 0x10;
+	a.off.tstate_next = 0x8;
+	a.off.tstate_native_thread_id = 0x18;
+	a.off.frame_code = 0;
+	a.off.frame_instr = 8;
+	a.gen = (struct py_gen_offsets){ .gen_size = 0x70, .gen_iframe = 0x40,
+					 .gen_frame_state = 0x20, .frame_size = 0x30,
+					 .frame_stackpointer = 0x10 };
+	a.aio = (struct pyasync_offsets){ .task_size = 0x80, .task_name = 0x10,
+					  .task_is_task = 0x18, .task_coro = 0x20,
+					  .task_node = 0x30, .interp_tasks_head = 0x40,
+					  .tstate_running_loop = 0x20,
+					  .tstate_running_task = 0x28, .tstate_tasks_head = 0x30 };
+	return a;
+}
+
+/* A coroutine at @c in state @state running @code, awaiting @awaited at slot @slot. */
+static void make_coro(uint64_t c, int8_t state, uint64_t code, uint64_t awaited, unsigned int slot)
+{
+	put64(c + 8, CT);
+	mem[c + 0x20 - MEM_BASE] = (uint8_t)state;
+	put64(c + 0x40, code);
+	put64(c + 0x48, code + 0x100);
+	put64(c + 0x50, SP + 0x10 * (c == C1));
+	if (awaited)
+		put64(SP + 0x10 * (c == C1) - 8 * slot, awaited);
+}
+
+/* The image: thread 77 runs task B; task A's coroutine C1 awaits C2, which awaits a Future. */
+static void make_image(int8_t yield_from, unsigned int slot)
+{
+	memset(mem, 0, sizeof(mem));
+	put64(R, I);
+	put64(I + 0x10, T);
+	put64(I + 0x40, I + 0x40);		/* the interpreter's list: empty */
+	put64(T + 0x18, 77);
+	put64(T + 0x28, TB | 1);		/* running B (a tagged pointer) */
+	put64(T + 0x30, TA + 0x30);		/* its list: A, B, back to the head */
+	put64(TA + 0x30, TB + 0x30);
+	put64(TB + 0x30, T + 0x30);
+	mem[TA + 0x18 - MEM_BASE] = mem[TB + 0x18 - MEM_BASE] = 1;
+	put64(TA + 0x20, C1);
+	put64(TB + 0x20, C2);
+	put64(TA + 0x10, MEM_BASE + 0xa00);
+	make_coro(C1, yield_from, 0x1111, C2, slot);
+	make_coro(C2, yield_from, 0x3333, FUT, slot);
+	put64(FUT + 8, MEM_BASE + 0xb00);	/* not a coroutine: the chain ends */
+}
+
+struct seen {
+	size_t nr;
+	struct pyasync_task t;
+};
+
+static void seen_task(void *arg, const struct pyasync_task *t)
+{
+	struct seen *s = arg;
+
+	s->nr++;
+	s->t = *t;
+}
+
+static void test_walk(uint32_t version, int8_t yield_from, int8_t suspended, unsigned int slot)
+{
+	struct pyasync a = fake_layout(version);
+	struct pyasync_stats st = { 0 };
+	struct seen s = { 0 };
+
+	make_image(yield_from, slot);
+	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == 0);
+	CHECK(s.nr == 1 && st.tasks == 2 && st.running == 1 && st.suspended == 1);
+	CHECK(s.t.addr == TA && s.t.tid == 77 && s.t.name == MEM_BASE + 0xa00);
+	CHECK(s.t.nr == 2 && !s.t.truncated);
+	/* innermost first, the code object's tag bits cleared */
+	CHECK(s.t.frames[0].code == 0x3333 - 3 && s.t.frames[0].instr == 0x3433);
+	CHECK(s.t.frames[1].code == 0x1111 - 1 && s.t.frames[1].instr == 0x1211);
+
+	/* A's coroutine merely suspended (a yield, no await): a chain of one */
+	mem[C1 + 0x20 - MEM_BASE] = (uint8_t)suspended;
+	s.nr = 0;
+	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == 0);
+	CHECK(s.nr == 1 && s.t.nr == 1 && s.t.frames[0].code == 0x1110);
+
+	/* a list that loops on A without coming back to its head: bounded */
+	put64(TA + 0x30, TA + 0x30);
+	memset(&st, 0, sizeof(st));
+	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == 0);
+	CHECK(st.tasks == 100 && st.cut > 0);
+
+	/* offsets that do not fit what is read */
+	a.off.frame_code = 0x30;
+	CHECK(pyasync_check(&a) == -EINVAL);
+	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == -EINVAL);
+	a = fake_layout(version);
+	a.aio.task_node = 0x78;
+	CHECK(pyasync_check(&a) == -EINVAL);
+	a = fake_layout(version);
+	CHECK(pyasync_check(&a) == 0);
+}
+
 int main(void)
 {
 	test_sections();
 	test_names();
+	test_walk(PY_VERSION_OF(3, 14, 8), -1, -2, 1);
+	test_walk(PY_VERSION_OF(3, 15, 0), 2, 1, 2);
 	return check_exit();
 }
