@@ -22,9 +22,12 @@
 # and on python3.11 `cpu 5` (cpu_handler computes for 100 ms): 5 stalls,
 # the weight under cpu_handler 70-110% of the thread CPU time the program
 # measured in them (CPU samples after each stall's first 10 ms; on a busy
-# machine the thread computes for part of each stall only). On one interpreter `healthy 10`, attached with -p
-# once it says it has warmed up, for 10 s: no stall, and the report says
-# "none". On python3.11 `exec 0.3` (a loop, an exec, 0.3 s without a loop,
+# machine the thread computes for part of each stall only). On one
+# interpreter `healthy 10`, attached with -p once it says it has warmed
+# up, for 10 s: no stall, and the report says "none", unless the loop
+# itself saw stretches of 10 ms or more (a task that wakes every
+# millisecond: preemption on a busy machine), and then no more stalls than
+# those. On python3.11 `exec 0.3` (a loop, an exec, 0.3 s without a loop,
 # a loop again): no stall (the thread's state kept the old image's last
 # wait: a 0.3 s stall, before exec cleared it). On python3.11 `hang 30`,
 # attached once ready and recorded for 2.5 s: one stall, still running at
@@ -150,14 +153,18 @@ record_or_fail healthy --mode cpu,syscall -p "$hpid" -d 10
 export_or_fail "$WORKDIR/healthy.pb.gz" "$WORKDIR/healthy.json" --format json
 n=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stalls"]["count"])' \
 	"$WORKDIR/healthy.json") || fail "no stalls section for the healthy loop"
-info "healthy loop, 10 s: $n stalls"
-[ "$n" = 0 ] || {
+# the loop's own count of its stretches of 10 ms or more (preemption on a
+# busy machine: a suite run saw two of 14 ms), once it has ended
+wait_for_line "$WORKDIR/healthy.prog" "py_stalls pid=" 30 || fail "the healthy loop did not end"
+gaps=$(sed -n 's/.* gaps=\([0-9]*\).*/\1/p' "$WORKDIR/healthy.prog")
+info "healthy loop, 10 s: $n stalls; the loop itself saw $gaps stretches of 10 ms or more"
+[ "$n" -le "${gaps:-0}" ] || {
 	/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stalls"])' \
 		"$WORKDIR/healthy.json" >&2
-	fail "a healthy loop stalled $n times"
+	fail "a healthy loop stalled $n times (the loop itself saw ${gaps:-0} stretches)"
 }
 lp_report "$WORKDIR/healthy.pb.gz" "$WORKDIR/healthy.report"
-grep -A1 "^Event-loop stalls" "$WORKDIR/healthy.report" | grep -q "^  none" ||
+[ "$n" != 0 ] || grep -A1 "^Event-loop stalls" "$WORKDIR/healthy.report" | grep -q "^  none" ||
 	fail "the report of a healthy loop does not say 'none' under Event-loop stalls"
 
 info "== python3.11 exec 0.3"
@@ -227,4 +234,4 @@ PYEOF
 		fail "serve's latprof_loop_stall_seconds does not hold the 5 stalls"
 	}
 fi
-pass "10 stalls of 100 ms under blocking_handler on ${#pythons[@]} interpreters; a healthy loop none; serve's histogram"
+pass "10 stalls of 100 ms under blocking_handler on ${#pythons[@]} interpreters; a healthy loop no more than it saw itself; serve's histogram"
