@@ -4,7 +4,8 @@
 # workload (CPU and syscall latency), the demo against its "optimised
 # parser" variant (diff), tests/fixtures/sys_wall (1 s spinning, 1 s
 # asleep: hot/cold), and for docs/model-serving.md the FastAPI example under
-# load (latency flame graph, timeline) and load_model.py (timeline). Each SVG is latprof's own; headless chromium renders
+# load (latency flame graph, timeline; on CPython 3.14 in a testing root, the
+# await flame graph) and load_model.py (timeline). Each SVG is latprof's own; headless chromium renders
 # the PNG. Run as root from the repo root: make docs-images
 set -euo pipefail
 BUILD=${BUILD:-build}
@@ -32,13 +33,19 @@ PROFILE=$work/serve.pb.gz PORT=18000 BACKEND_PORT=18001 \
 ./latprof flamegraph "$work/serve.pb.gz" --native -o "$work/model-cpu-native.svg"
 node tests/browser/svg2png.mjs "$work/model-cpu-native.svg" "$img/model-cpu-native.png" 1200
 ./latprof timeline "$work/serve.pb.gz" -o "$img/model-serve-timeline.svg"
+# the async endpoint's awaits, on Debian testing's python3 (3.14) and its
+# FastAPI in the root of tests/pyroot/mkroot.sh (docs/model-serving.md, 5)
+root=$(tests/pyroot/mkroot.sh)
+PYROOT=$root PROFILE=$work/await.pb.gz PATHS=/predict_remote PORT=18000 BACKEND_PORT=18001 \
+	examples/model_server/run.sh fastapi 100 4 >"$work/await.out"
+./latprof flamegraph "$work/await.pb.gz" --weight await -o "$img/model-await.svg"
 model=$work/big.joblib
 /usr/bin/python3 examples/model_server/load_model.py --model "$model" --seconds 0 >/dev/null
 rec --files --interval 0.5 -o "$work/load.pb.gz" -- \
 	/usr/bin/python3 examples/model_server/load_model.py --model "$model"
 ./latprof timeline "$work/load.pb.gz" -o "$img/model-load-timeline.svg"
 
-for name in demo-cpu demo-latency wall diff model-latency model-cpu model-serve-timeline \
+for name in demo-cpu demo-latency wall diff model-latency model-cpu model-await model-serve-timeline \
 	model-load-timeline; do
 	node tests/browser/svg2png.mjs "$img/$name.svg" "$img/$name.png" 1200
 done
