@@ -63,6 +63,7 @@ struct aw_proc {
 	struct pyasync pa;
 	uint64_t added_ns;		/* when found to run Python */
 	uint64_t next_ns;		/* the next walk or look */
+	uint64_t first_ns;		/* the first walk (CLOCK_MONOTONIC) */
 	uint64_t last_ns;		/* the last walk */
 	uint64_t pace_ns;		/* the time between the last walk and the next */
 	uint64_t walks, charged_ns;
@@ -352,6 +353,8 @@ static void proc_walk(struct awaits *a, struct aw_proc *p, uint64_t now)
 	if (a->dt_ns > p->pace_ns + AWAITS_MAX_GAP_NS)
 		a->dt_ns = p->pace_ns + AWAITS_MAX_GAP_NS;
 	p->last_ns = now;
+	if (!p->first_ns)
+		p->first_ns = now;
 	err = pyasync_walk(&p->pa, AWAITS_MAX_TASKS, charge, a, &p->st);
 	if (err == -ENOMEM)
 		a->err = err;
@@ -420,6 +423,7 @@ int awaits_store(const struct awaits *a, struct profile *pr)
 			err = err ?: meta_proc(pr, p, "cut", p->st.cut);
 			err = err ?: meta_proc(pr, p, "truncated", p->st.truncated);
 			err = err ?: meta_proc(pr, p, "charged_ns", p->charged_ns);
+			err = err ?: meta_proc(pr, p, "since_ns", p->first_ns);
 		}
 	}
 	return err;
