@@ -72,4 +72,12 @@ int report_stalls(FILE *out, const struct report_opts *o, const struct profile *
 /* The asyncio awaits section (report_awaits.c); nothing without await time. */
 int report_awaits(FILE *out, const struct report_opts *o, const struct profile *p);
 
+/*
+ * The lines the slow call sites print under an event loop's wait
+ * (report_awaits.c): the heaviest await chains with their shares, what
+ * the loop's tasks awaited while it waited. *@note malloc'ed, NULL for a
+ * profile without await time. 0 or -ENOMEM.
+ */
+int report_await_note(const struct report_opts *o, const struct profile *p, char **note);
+
 #endif

@@ -4,7 +4,8 @@
  * were suspended on, by await chain (the profile's "await" column, task
  * names set apart), beside what their event loops waited in the kernel
  * meanwhile: the loop's wait is all its tasks' awaits at once, the chains
- * say what each was for. Printed only for a profile with await time.
+ * say what each was for. Printed only for a profile with await time; the
+ * heaviest chains also go under the loop's wait in the slow call sites.
  */
 #include "src/report.h"
 
@@ -21,6 +22,7 @@
 #include "src/lib/util.h"
 
 #define REPORT_AWAIT_CHAINS 5		/* chains listed */
+#define REPORT_AWAIT_NOTE 2		/* chains under the loop's wait in the slow sites */
 #define REPORT_AWAIT_GROUPS 256		/* chains told apart, at most */
 #define REPORT_AWAIT_WHOLE 6		/* a chain this long is shown whole, */
 #define REPORT_AWAIT_INNER 4		/* else its outer frame and this many innermost */
@@ -112,40 +114,64 @@ static uint64_t loop_waits(const struct profile *p)
 	return total;
 }
 
-int report_awaits(FILE *out, const struct report_opts *o, const struct profile *p)
+/* The await chains of @p, heaviest first, into *@c (*@nc); *@f, *@order hold their stacks. */
+static int await_chains(const struct report_opts *o, const struct profile *p,
+			struct await_chain **c, size_t *nc, struct flame **f,
+			const struct flame_stack ***order)
 {
-	struct await_chain *c = NULL;
 	struct profile_weight w;
-	const struct flame_stack **order;
-	struct flame *f;
-	size_t i, j, n, nc = 0;
-	char t[3][16];
+	size_t i, j, n;
 	int err;
 
+	*c = NULL;
+	*nc = 0;
+	*f = NULL;
+	*order = NULL;
 	if (profile_type_index(p, PROFILE_TYPE_AWAIT) < 0 ||
 	    profile_weight_get(p, PROFILE_TYPE_AWAIT, &w))
-		return 0;
-	err = report_sorted_stacks(o, p, &w, &f, &order, &n);
+		return -ENOENT;
+	err = report_sorted_stacks(o, p, &w, f, order, &n);
 	if (err)
 		return err;
-	c = calloc(REPORT_AWAIT_GROUPS, sizeof(*c));
-	if (!c) {
-		err = -ENOMEM;
-		goto out;
-	}
+	*c = calloc(REPORT_AWAIT_GROUPS, sizeof(**c));
+	if (!*c)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		size_t ti = task_frame(order[i]);
+		size_t ti = task_frame((*order)[i]);
 
-		for (j = 0; j < nc && !same_chain(c[j].st, c[j].task, order[i], ti); j++)
+		for (j = 0; j < *nc && !same_chain((*c)[j].st, (*c)[j].task, (*order)[i], ti); j++)
 			;
-		if (j == nc && nc == REPORT_AWAIT_GROUPS)
+		if (j == *nc && *nc == REPORT_AWAIT_GROUPS)
 			continue;
-		if (j == nc)
-			c[nc++] = (struct await_chain){ .st = order[i], .task = ti };
-		c[j].weight += order[i]->weight;
-		c[j].names++;
+		if (j == *nc)
+			(*c)[(*nc)++] = (struct await_chain){ .st = (*order)[i], .task = ti };
+		(*c)[j].weight += (*order)[i]->weight;
+		(*c)[j].names++;
 	}
-	array_sort(c, nc, sizeof(*c), cmp_chain);
+	array_sort(*c, *nc, sizeof(**c), cmp_chain);
+	return 0;
+}
+
+static void chains_free(struct await_chain *c, struct flame *f, const struct flame_stack **order)
+{
+	free(c);
+	free(order);
+	flame_free(f);
+}
+
+int report_awaits(FILE *out, const struct report_opts *o, const struct profile *p)
+{
+	struct await_chain *c;
+	const struct flame_stack **order;
+	struct flame *f;
+	size_t i, nc;
+	char t[3][16];
+	int err = await_chains(o, p, &c, &nc, &f, &order);
+
+	if (err) {
+		chains_free(c, f, order);
+		return err == -ENOENT ? 0 : err;
+	}
 	report_fmt_ns(t[0], sizeof(t[0]), flame_total(f));
 	report_fmt_ns(t[1], sizeof(t[1]), loop_waits(p));
 	report_fmt_heading(out, o->color, "Awaits",
@@ -161,9 +187,39 @@ int report_awaits(FILE *out, const struct report_opts *o, const struct profile *
 			t[2], c[i].names);
 		print_chain(out, &c[i]);
 	}
-out:
-	free(c);
-	free(order);
-	flame_free(f);
+	chains_free(c, f, order);
+	return 0;
+}
+
+int report_await_note(const struct report_opts *o, const struct profile *p, char **note)
+{
+	struct await_chain *c;
+	const struct flame_stack **order;
+	struct flame *f;
+	size_t i, nc, len = 0;
+	FILE *out;
+	int err = await_chains(o, p, &c, &nc, &f, &order);
+
+	*note = NULL;
+	if (err) {
+		chains_free(c, f, order);
+		return err == -ENOENT ? 0 : err;
+	}
+	out = open_memstream(note, &len);
+	if (!out) {
+		chains_free(c, f, order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nc && i < REPORT_AWAIT_NOTE; i++) {
+		fprintf(out, "  %24s%s %.1f%% ", "", i ? "  " : "^ awaited meanwhile:",
+			report_fmt_pct(c[i].weight, flame_total(f)));
+		print_chain(out, &c[i]);
+	}
+	err = fclose(out) ? -ENOMEM : 0;
+	chains_free(c, f, order);
+	if (err) {
+		free(*note);
+		*note = NULL;
+	}
 	return err;
 }

@@ -334,9 +334,20 @@ static void print_site_frames(FILE *out, const char *frames)
 	} while (len && ++lines < SITE_LINES);
 }
 
-/* Print the sites [@from, @to) of @t, at most @top; returns their total time. */
+/* Is @site ("syscall:NAME\t...") an event loop's wait, epoll's? */
+static bool loop_wait_site(const char *site)
+{
+	return !strncmp(site, "syscall:epoll_wait\t", 19) ||
+	       !strncmp(site, "syscall:epoll_pwait", 19);
+}
+
+/*
+ * Print the sites [@from, @to) of @t, at most @top, with *@note (NULL: none)
+ * under the first event loop's wait (then *@note is NULL); returns their
+ * total time.
+ */
 static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, size_t to,
-			    unsigned int top)
+			    unsigned int top, const char **note)
 {
 	uint64_t total = 0, top_total = 0;
 	char tot[16], max[16];
@@ -354,6 +365,10 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 		fprintf(out, "  %7s %7" PRIu64 " %6s  %.*s\n", tot, t->items[i].calls, max,
 			(int)len, name);
 		print_site_frames(out, name[len] ? name + len + 1 : "");
+		if (*note && loop_wait_site(name)) {
+			fputs(*note, out);
+			*note = NULL;
+		}
 	}
 	if (to - from > top)
 		fprintf(out, "  ... %zu more sites, %.1f%% of the slow time in the top %u\n",
@@ -363,7 +378,7 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 
 /* Sites [@from, @to) of @t under a line "@what; docs/syscalls.md): TOTAL in N calls". */
 static void print_wait_group(FILE *out, const struct report_opts *o, const struct site_table *t,
-			     size_t from, size_t to, const char *what)
+			     size_t from, size_t to, const char *what, const char **note)
 {
 	uint64_t ns = 0, calls = 0;
 	char tot[16];
@@ -377,7 +392,7 @@ static void print_wait_group(FILE *out, const struct report_opts *o, const struc
 	}
 	report_fmt_ns(tot, sizeof(tot), ns);
 	fprintf(out, "  %s; docs/syscalls.md): %s in %" PRIu64 " calls\n", what, tot, calls);
-	print_sites(out, t, from, to, o->top);
+	print_sites(out, t, from, to, o->top, note);
 }
 
 int report_slow_sites(FILE *out, const struct report_opts *o, const struct profile *p)
@@ -387,13 +402,21 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 	struct strtab *names;
 	struct site_table t = { 0 };
 	size_t i, from[SITE_WAITS + 1] = { 0 };
+	char *note = NULL;
+	const char *left;
 	int err;
 
 	if (lat < 0)
 		return 0;
+	/* what an asyncio loop's tasks awaited while it waited */
+	err = report_await_note(o, p, &note);
+	if (err)
+		return err;
 	names = strtab_new();
-	if (!names)
+	if (!names) {
+		free(note);
 		return -ENOMEM;
+	}
 	err = collect_sites(p, lat, calls, o->stack_flags, names, &t);
 	if (err)
 		goto out;
@@ -416,14 +439,16 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 		fprintf(out, "  none decided on the path of work: see the waits below\n");
 	else
 		fprintf(out, "  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
-	print_sites(out, &t, 0, from[SITE_READY], o->top);
+	left = note;
+	print_sites(out, &t, 0, from[SITE_READY], o->top, &left);
 	print_wait_group(out, o, &t, from[SITE_READY], from[SITE_IDLE],
 			 "readiness waits, not decided (nothing to tell them by: pipes, a "
-			 "reply\n  streaming in, begun before the recording");
+			 "reply\n  streaming in, begun before the recording", &left);
 	print_wait_group(out, o, &t, from[SITE_IDLE], t.nr,
 			 "idle waits, apart (a thread parked until work arrives: nothing "
-			 "pending on\n  its connections, or accept");
+			 "pending on\n  its connections, or accept", &left);
 out:
+	free(note);
 	free(t.items);
 	hashmap_release(&t.idx);
 	strtab_free(names);

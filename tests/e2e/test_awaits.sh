@@ -16,7 +16,8 @@
 #     after the exec, later on a busy machine: a suite run found them after
 #     req-0 and req-1 had begun), at least half of them; those requests'
 #     total within 90-110% of their timed sum; the report's Awaits section
-#     lists their chain with its 20 task names;
+#     lists their chain with its 20 task names, and its slow call sites
+#     put it under the loop's epoll_wait;
 #   - `idle 1.5` (the main task awaits the task "idler", which awaits
 #     asyncio.sleep(1.5)): idle_wait under [task idler] within +-10% of the
 #     1.5 s the program timed, and the main task's chain ending in idle
@@ -119,6 +120,12 @@ for py in "${pythons[@]}"; do
 		--weight await
 	check_awaits "$name" || fail "$py: the requests' awaits are wrong (above)"
 	lp_report "$WORKDIR/$name.pb.gz" "$WORKDIR/$name.report"
+	# the latency view: the chain under the loop's wait
+	grep -A3 "syscall:epoll_wait$" "$WORKDIR/$name.report" |
+		grep -qE "\^ awaited meanwhile: [0-9.]+% handle_request \(py_awaits.py\) > call_backend" || {
+		diag_file "report" "$WORKDIR/$name.report" 120
+		fail "$py: the slow call sites do not put the requests' chain under the loop's wait"
+	}
 	grep -A4 "^Awaits" "$WORKDIR/$name.report" |
 		grep -qE " 20  handle_request \(py_awaits.py\) > call_backend \(py_awaits.py\) > " || {
 		diag_file "report" "$WORKDIR/$name.report" 120
