@@ -570,6 +570,75 @@ static void check_wait_groups(void)
 }
 
 /*
+ * asyncio's awaits (src/awaits.h): tasks req-1 (300 ms) and req-2 (100 ms)
+ * on one chain, handler > call_backend > _wait_for_data, one chain of
+ * their own under asyncio's numbered names (serve > sleep, 200 ms): the
+ * Awaits section groups the two requests (2 names, 66.7%), with the loop's
+ * epoll_wait of 250 ms (its syscall statistics) beside them; the slow call
+ * sites put the two heaviest chains under that wait. Without the await
+ * column, the section is empty and the sites have no such line.
+ */
+static void check_awaits(void)
+{
+	const struct report_opts o = { .weight = "cpu", .weight_unit = "count", .top = 3,
+				       .stacks = 2, .slowest = 2 };
+	struct profile *p = profile_new();
+	uint64_t a, loc[8];
+	const char *names[] = { "[task req-1]", "[task req-2]", "[task Task-*]", "handler",
+				"call_backend", "_wait_for_data", "serve", "sleep" };
+	struct profile_mapping py = { .file = PROFILE_PYTHON_MAPPING, .build_id = "",
+				      .has_functions = true };
+	struct fns f;
+	size_t i;
+
+	CHECK(p && profile_add_type(p, "samples", "count") == 0 &&
+	      profile_add_type(p, "cpu", "nanoseconds") == 1 &&
+	      profile_add_type(p, "syscalls", "count") == 2 &&
+	      profile_add_type(p, "latency", "nanoseconds") == 3);
+	if (!p)
+		return;
+	CHECK(profile_set_meta(p, "min_duration_us", "1000") == 0);
+	add_locations(p, &f);
+	add_loop_wait(p, &f, SYSCALL_WAIT_PATH, 5, 250 * MS);
+	CHECK_RENDERS(report_awaits, &o, p, "");
+	CHECK_RENDERS(report_slow_sites, &o, p,
+		      "\nSlow call sites (syscalls >= 1000 us, innermost frames)\n"
+		      "    total   calls    max  site\n"
+		      "    250ms       5    0ns  syscall:epoll_wait\n"
+		      "                          main;worker_loop\n");
+	CHECK(profile_add_type(p, PROFILE_TYPE_AWAIT, "nanoseconds") == 4);
+	a = profile_add_mapping(p, &py);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		loc[i] = loc_of(p, a, i + 1, names[i]);
+	add_sample(p, (const uint64_t[]){ loc[5], loc[4], loc[3], loc[0], 0 }, 101, "worker", NULL,
+		   NULL, 0, NULL, (int64_t[5]){ 0, 0, 0, 0, 300 * MS });
+	add_sample(p, (const uint64_t[]){ loc[5], loc[4], loc[3], loc[1], 0 }, 101, "worker", NULL,
+		   NULL, 0, NULL, (int64_t[5]){ 0, 0, 0, 0, 100 * MS });
+	add_sample(p, (const uint64_t[]){ loc[7], loc[6], loc[2], 0 }, 101, "worker", NULL,
+		   NULL, 0, NULL, (int64_t[5]){ 0, 0, 0, 0, 200 * MS });
+	CHECK(profile_set_meta(p, "proc.101.awaits", "asyncio") == 0);
+	add_sys(p, 101, "epoll_wait", 0, 100 * MS, 0, (const uint64_t[2][3]){ { 17, 5, 250 * MS } });
+	CHECK_RENDERS(report_awaits, &o, p,
+		      "\nAwaits (asyncio tasks suspended, summed over tasks; CPython 3.14+)\n"
+		      "  600ms awaited by tasks; their event loops waited 250ms in "
+		      "epoll/poll/select\n"
+		      "  meanwhile (the loop's wait is every task's at once; --weight await)\n"
+		      "     share    time  names  chain (outer coroutine > ... > innermost "
+		      "awaiting)\n"
+		      "     66.7%   400ms      2  handler > call_backend > _wait_for_data\n"
+		      "     33.3%   200ms      1  serve > sleep\n");
+	CHECK_RENDERS(report_slow_sites, &o, p,
+		      "\nSlow call sites (syscalls >= 1000 us, innermost frames)\n"
+		      "    total   calls    max  site\n"
+		      "    250ms       5    0ns  syscall:epoll_wait\n"
+		      "                          main;worker_loop\n"
+		      "                          ^ awaited meanwhile: 66.7% handler > call_backend "
+		      "> _wait_for_data\n"
+		      "                             33.3% serve > sleep\n");
+	profile_free(p);
+}
+
+/*
  * STACKS_FLAG_PROGRAM_ONLY: the C library's frames go, the program's stay;
  * a stack with no frame outside the system libraries keeps them all (a site
  * is never empty); kernel frames are not touched.
@@ -627,6 +696,7 @@ int main(void)
 	profile_free(p);
 	check_empty();
 	check_wait_groups();
+	check_awaits();
 	check_program_only();
 	return check_exit();
 }
