@@ -356,10 +356,16 @@ static void proc_walk(struct awaits *a, struct aw_proc *p, uint64_t now)
 	if (!p->first_ns)
 		p->first_ns = now;
 	err = pyasync_walk(&p->pa, AWAITS_MAX_TASKS, charge, a, &p->st);
+	/*
+	 * Not yet readable is no reason to stop: a 3.15 executable has the
+	 * section before its interpreter exists (no interpreter yet: -ENOENT).
+	 */
 	if (err == -ENOMEM)
 		a->err = err;
+	else if (err == -ESRCH)
+		proc_done(p, "");	/* gone: its exit event follows */
 	else if (err)
-		proc_done(p, "");	/* gone (its exit event follows), or its memory changed */
+		p->st.unreadable++;
 	took = now_ns() - start;
 	p->walks++;
 	a->walks++;

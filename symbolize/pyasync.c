@@ -142,37 +142,50 @@ static uint64_t untag(uint64_t v)
 /*
  * The await chain of the task whose coroutine is @coro into @t; false when
  * the task is not suspended (running, done) or its coroutine unreadable.
- * A chain deeper than PYASYNC_MAX_FRAMES keeps its innermost frames.
+ * A chain deeper than PYASYNC_MAX_FRAMES keeps its innermost frames. One
+ * read per coroutine, and one for what the innermost awaits (its type ends
+ * the chain).
  */
 static bool chain(const struct pyasync *a, uint64_t coro, struct pyasync_task *t)
 {
 	struct pyasync_frame all[PYASYNC_MAX_DEPTH];
 	uint8_t buf[PYASYNC_OBJ_READ];
-	size_t len = (size_t)a->gen.gen_iframe + (size_t)a->gen.frame_size;
-	uint64_t type, awaited, awaited_type;
+	size_t got, len = (size_t)a->gen.gen_iframe + (size_t)a->gen.frame_size;
+	uint64_t type = 0, slot, awaited;
 	enum coro_state state;
 	uint32_t n = 0, i, skip;
 
 	while (coro && n < PYASYNC_MAX_DEPTH) {
 		const uint8_t *frame = buf + a->gen.gen_iframe;
 
-		if (a->read(a->arg, coro, buf, len))
+		/*
+		 * The coroutine with what follows it, its value stack among it,
+		 * in one read; where that would cross into memory not mapped,
+		 * the coroutine alone.
+		 */
+		got = sizeof(buf);
+		if (a->read(a->arg, coro, buf, got)) {
+			got = len;
+			if (a->read(a->arg, coro, buf, got))
+				break;
+		}
+		/* what a coroutine awaits goes on the chain when it is one too */
+		if (n && buf_u64(buf, a->off.object_type) != type)
 			break;
+		type = buf_u64(buf, a->off.object_type);
 		state = coro_state(a->version, (int8_t)buf[a->gen.gen_frame_state]);
 		if (state == CORO_OTHER)
 			break;
-		type = buf_u64(buf, a->off.object_type);
 		all[n].code = untag(buf_u64(frame, a->off.frame_code));
 		all[n].instr = buf_u64(frame, a->off.frame_instr);
 		n++;
 		if (state != CORO_AWAITING)
 			break;
-		/* what it awaits: on into it when it is a coroutine too */
-		if (read_ptr(a, untag(buf_u64(frame, a->gen.frame_stackpointer)) -
-				     8 * awaited_slot(a->version), &awaited) ||
-		    !untag(awaited) ||
-		    read_ptr(a, untag(awaited) + a->off.object_type, &awaited_type) ||
-		    awaited_type != type)
+		/* what it awaits, on its value stack */
+		slot = untag(buf_u64(frame, a->gen.frame_stackpointer)) - 8 * awaited_slot(a->version);
+		if (slot >= coro && slot - coro <= got - 8)
+			awaited = buf_u64(buf, (int32_t)(slot - coro));
+		else if (read_ptr(a, slot, &awaited))
 			break;
 		coro = untag(awaited);
 	}

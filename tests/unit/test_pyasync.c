@@ -212,6 +212,11 @@ static void test_walk(uint32_t version, int8_t yield_from, int8_t suspended, uns
 	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == 0);
 	CHECK(s.nr == 1 && s.t.nr == 1 && s.t.frames[0].code == 0x1110);
 
+	/* no interpreter yet (a 3.15 executable has its section before): not yet readable */
+	put64(R, 0);
+	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == -ENOENT);
+	put64(R, I);
+
 	/* a list that loops on A without coming back to its head: bounded */
 	put64(TA + 0x30, TA + 0x30);
 	memset(&st, 0, sizeof(st));
