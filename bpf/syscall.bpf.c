@@ -14,6 +14,7 @@
  * on_iter_task, an iterator run once at stop, reports the syscalls and
  * off-CPU intervals still open then, with their time so far.
  */
+#include "gil.bpf.h"
 #include "stacks.bpf.h"
 #include "stalls.bpf.h"
 #include "targets.bpf.h"
@@ -289,6 +290,9 @@ static __always_inline int handle_sys_enter(struct pt_regs *regs, __u64 at, long
 	}
 	if (cfg_waits)
 		waits_sys_enter(regs, typed, t, nr);
+	/* only what the statistics count: the gil time is taken out of theirs */
+	if (cfg_gil && cfg_syscalls)
+		gil_sys_enter(t, regs, typed, nr);
 	if (cfg_offcpu) {
 		t->pend_blocked = 0;
 		t->pend_preempted = 0;
@@ -309,6 +313,7 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 	struct lp_proc *proc;
 	struct lp_task *t;
 	__u32 tgid, wait;
+	bool gil = false;
 	__s32 nr;
 
 	if (!regs_cache_get(at, &t)) {
@@ -330,6 +335,11 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 		t->off_start = 0;
 	}
 	nr = t->sys_nr;
+	if (cfg_gil && (t->track_flags & LP_TASK_GIL_WAIT)) {
+		t->track_flags &= ~LP_TASK_GIL_WAIT;
+		gil = true;
+		gil_wait_add(tgid, (__u32)bpf_get_current_pid_tgid(), dur);
+	}
 	if (cfg_stall_min_ns)
 		stall_sys_exit(t, now, ret);
 	if (cfg_track)
@@ -367,7 +377,8 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 			.preempted_ns = t->pend_preempted,
 			.nr = nr,
 			.flags = wait << LP_USTACK_WAIT_SHIFT |
-				 (stall_in(t, now) ? LP_USTACK_IN_STALL : 0),
+				 (stall_in(t, now) ? LP_USTACK_IN_STALL : 0) |
+				 (gil ? LP_USTACK_GIL : 0),
 		};
 
 		ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_TRACE);
@@ -534,6 +545,11 @@ static __always_inline int in_flight_report(struct task_struct *task, const enum
 		info.kstack_id = t->pend_kstack;
 		if (waits_is_wait(info.nr))
 			info.flags |= t->wait << LP_USTACK_WAIT_SHIFT;
+		/* a GIL wait still going on: its time so far */
+		if (cfg_gil && (t->track_flags & LP_TASK_GIL_WAIT)) {
+			info.flags |= LP_USTACK_GIL;
+			gil_wait_add(info.tgid, task->pid, dur);
+		}
 		if (cfg_syscalls) {
 			sys_account(info.tgid, t->fast_base, info.nr, dur, SYS_ACCOUNT_IN_FLIGHT);
 			if (dur >= cfg_syscall_min_ns)

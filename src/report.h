@@ -69,4 +69,7 @@ int report_sorted_stacks(const struct report_opts *o, const struct profile *p,
 /* The event-loop stalls section (report_stalls.c); nothing without stall detection. */
 int report_stalls(FILE *out, const struct report_opts *o, const struct profile *p);
 
+/* Python threads' GIL waits and held time (report_gil.c); nothing without a GIL seen. */
+int report_gil(FILE *out, const struct report_opts *o, const struct profile *p);
+
 #endif

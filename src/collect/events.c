@@ -90,6 +90,18 @@ static void tree_exit(struct collect *c, const struct lp_proc_event *e)
 }
 
 /*
+ * The futex calls of @tgid, whose interpreter is @pp, are looked at for GIL
+ * waits once its GIL is known (bpf/gil.bpf.h). Bits are never cleared: one
+ * set for a process gone costs the next one of its bit a lookup per futex.
+ */
+static void python_gil_bit(struct collect *c, const struct lp_py_proc *pp, uint32_t tgid)
+{
+	if (pp->gil)
+		__atomic_fetch_or(&c->skel->bss->lp_gil_bits[(tgid / 64) & (LP_GIL_WORDS - 1)],
+				  1ULL << (tgid & 63), __ATOMIC_RELAXED);
+}
+
+/*
  * Look for a Python interpreter in (@pid, @gen) and let the BPF walk know.
  * Called at its first sight and with its samples, because libpython is
  * mapped after the exec that made the process (pystacks rate-limits).
@@ -105,6 +117,7 @@ void collect_python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait)
 		c->py_walked++;
 	else if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
 		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
+	python_gil_bit(c, &pp, key);
 }
 
 /* The maps of (@pid, @gen) were re-read: libpython may be there now. */
@@ -139,10 +152,13 @@ static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 
 	if (!c->py)
 		return;
-	if (gen && pystacks_walkable(c->py, pid, gen, &pp))
+	if (gen && pystacks_walkable(c->py, pid, gen, &pp)) {
 		bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY);
-	else if (!bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key) && c->py_walked)
+		python_gil_bit(c, &pp, key);
+	} else if (!bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key) &&
+		   c->py_walked) {
 		c->py_walked--;
+	}
 }
 
 /* An event loop's stall: kept for the profile, or passed to serve's metrics. */
@@ -327,6 +343,7 @@ static int handle_ustack(struct collect *c, void *data, size_t size)
 	key.kind = e->kind;
 	key.nr = e->nr;
 	key.wait = e->flags >> LP_USTACK_WAIT_SHIFT & 3;
+	key.gil = !!(e->flags & LP_USTACK_GIL);
 	memcpy(key.comm, e->comm, sizeof(key.comm));
 	if (e->flags & LP_USTACK_IN_FLIGHT)
 		c->in_flight_reported++;
