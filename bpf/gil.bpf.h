@@ -16,9 +16,11 @@
  * "gil". The CPU sampler counts each sample of a Python thread in the same
  * entry, and whether it found the thread holding the GIL (locked, with
  * last_holder its PyThreadState): the thread's time holding the GIL, as
- * sampled. Only futex calls of a process whose bit is set in lp_gil_bits
- * (one load) look up py_procs. Free-threaded builds have no GIL: user
- * space never finds one, so nothing here runs for them.
+ * sampled. A thread keeps its process's GIL in its state and looks
+ * py_procs up again only after user space changed that map (lp_gil_epoch):
+ * a futex call costs a load and a compare more, a lookup once per change.
+ * Free-threaded builds have no GIL: user space never finds one, so nothing
+ * is marked for them.
  */
 #ifndef LATPROF_GIL_BPF_H
 #define LATPROF_GIL_BPF_H
@@ -36,7 +38,7 @@
 #define FUTEX_LOCK_PI2_ 13
 
 extern const volatile __u32 cfg_gil;	/* GIL waits looked for (Python, --mode syscall) */
-extern __u64 lp_gil_bits[LP_GIL_WORDS];	/* latprof.h; set by user space */
+extern __u32 lp_gil_epoch;	/* bumped by user space after each change of py_procs */
 
 struct gil_threads_map {	/* per Python thread: its GIL waits and samples */
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -46,12 +48,6 @@ struct gil_threads_map {	/* per Python thread: its GIL waits and samples */
 };
 
 extern struct gil_threads_map gil_threads SEC(".maps");	/* defined in ustack.bpf.c */
-
-/* May process @tgid have a GIL known (a set bit can be another tgid's)? */
-static __always_inline bool gil_maybe(__u32 tgid)
-{
-	return lp_gil_bits[(tgid / 64) & (LP_GIL_WORDS - 1)] & (1ULL << (tgid & 63));
-}
 
 /* Is futex operation @op (its second argument) a wait? */
 static __always_inline bool gil_futex_waits(__u64 op)
@@ -71,19 +67,25 @@ static __always_inline bool gil_futex_waits(__u64 op)
 static __always_inline void gil_sys_enter(struct lp_task *t, struct pt_regs *regs,
 					  const bool typed, long nr)
 {
+	__u32 epoch = lp_gil_epoch;
 	struct lp_py_proc *pp;
 	__u64 uaddr;
 
 	if (t->track_flags & LP_TASK_GIL_WAIT)
-		t->track_flags &= ~LP_TASK_GIL_WAIT;	/* a call whose exit was not seen */
-	if (nr != NR_futex || !gil_maybe(t->tgid) || !sys_traced(nr))
+		t->track_flags &= ~LP_TASK_GIL_WAIT;	/* the last call's, kept past its exit */
+	if (nr != NR_futex || !sys_traced(nr))
 		return;
-	pp = bpf_map_lookup_elem(&py_procs, &t->tgid);
-	if (!pp || !pp->gil)
+	if (t->gil_epoch != epoch) {
+		pp = bpf_map_lookup_elem(&py_procs, &t->tgid);
+		t->gil = pp ? pp->gil : 0;
+		t->gil_size = pp ? pp->gil_size : 0;
+		t->gil_epoch = epoch;
+	}
+	if (!t->gil)
 		return;
 	uaddr = SYS_REG(regs, typed, di);
 	/* below the GIL, the difference wraps past its size */
-	if (uaddr - pp->gil >= pp->gil_size || !gil_futex_waits(SYS_REG(regs, typed, si)))
+	if (uaddr - t->gil >= t->gil_size || !gil_futex_waits(SYS_REG(regs, typed, si)))
 		return;
 	t->track_flags |= LP_TASK_GIL_WAIT;
 }
@@ -100,39 +102,18 @@ static __always_inline struct lp_gil_thread *gil_thread(__u32 tgid, __u32 tid)
 	return g;
 }
 
-/* A GIL wait of @dur ns of thread @tid of @tgid ended (or is cut at the stop). */
-static __always_inline void gil_wait_add(__u32 tgid, __u32 tid, __u64 dur)
-{
-	struct lp_gil_thread *g = gil_thread(tgid, tid);
-
-	if (!g)
-		return;
-	__sync_fetch_and_add(&g->wait_ns, dur);
-	__sync_fetch_and_add(&g->waits, 1);
-}
+/*
+ * A GIL wait of @dur ns of thread @tid of @tgid ended (or is cut at the
+ * stop). A global function (in syscall.bpf.c): inlined, its map update in
+ * one branch of sys_exit doubled the states the verifier went through.
+ */
+int gil_wait_add(__u32 tgid, __u32 tid, __u64 dur);
 
 /*
  * A CPU sample of thread @tid of @tgid, whose PyThreadState is @ts: count
- * it, and whether the thread holds the GIL now.
+ * it, and whether the thread holds the GIL now. A global function (in
+ * cpu.bpf.c), verified once on its own and not in the sampler's every path.
  */
-static __always_inline void gil_cpu_sample(__u32 tgid, __u32 tid, __u64 ts)
-{
-	struct lp_py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
-	struct lp_gil_thread *g;
-	__u64 holder = 0;
-	__s32 locked = 0;
-
-	if (!pp || !pp->gil)
-		return;
-	g = gil_thread(tgid, tid);
-	if (!g)
-		return;
-	__sync_fetch_and_add(&g->samples, 1);
-	if (!bpf_probe_read_user(&locked, sizeof(locked), (void *)(pp->gil + pp->gil_locked)) &&
-	    locked == 1 &&
-	    !bpf_probe_read_user(&holder, sizeof(holder), (void *)(pp->gil + pp->gil_holder)) &&
-	    holder == ts)
-		__sync_fetch_and_add(&g->held, 1);
-}
+int gil_cpu_sample(__u32 tgid, __u32 tid, __u64 ts);
 
 #endif

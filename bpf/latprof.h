@@ -440,6 +440,14 @@ struct lp_task {
 	__u32 plain_epoch;
 	__u32 loop_ready;	/* ktime >> 10 (| 1) when its last readiness wait
 				 * returned, 0: none since (bpf/stalls.bpf.h) */
+	/*
+	 * Its process's GIL (struct lp_py_proc's gil, gil_size) as py_procs
+	 * had it when lp_gil_epoch was gil_epoch: a futex call looks py_procs
+	 * up only after user space changed it (bpf/gil.bpf.h).
+	 */
+	__u64 gil;
+	__u32 gil_size;
+	__u32 gil_epoch;
 	__u64 cpu_seen;		/* sum_exec_runtime when last charged to the process */
 	__u64 utime_seen;	/* utime and stime at that charge */
 	__u64 stime_seen;
@@ -491,12 +499,8 @@ enum lp_task_flag {
 /*
  * GIL waits (bpf/gil.bpf.h): per Python thread of a GIL build, its time in
  * futex waits on the GIL and what CPU samples saw of it, kept for the whole
- * recording (the gil_threads map, read at its end). The processes with a
- * GIL known are flagged by tgid modulo LP_GIL_BITS in a global array, so
- * that the futex calls of the others cost one load.
+ * recording (the gil_threads map, read at its end).
  */
-#define LP_GIL_BITS (1U << 12)
-#define LP_GIL_WORDS (LP_GIL_BITS / 64)
 
 struct lp_gil_key {
 	__u32 tgid;

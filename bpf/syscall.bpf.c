@@ -212,6 +212,20 @@ __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u3
 	return 0;
 }
 
+_Static_assert(LP_TASK_GIL_WAIT == LP_USTACK_GIL, "a GIL wait's flag, passed on as it is");
+
+/* What gil.bpf.h declares: a GIL wait's time into its thread's entry. */
+__noinline int gil_wait_add(__u32 tgid, __u32 tid, __u64 dur)
+{
+	struct lp_gil_thread *g = gil_thread(tgid, tid);
+
+	if (!g)
+		return 0;
+	__sync_fetch_and_add(&g->wait_ns, dur);
+	__sync_fetch_and_add(&g->waits, 1);
+	return 0;
+}
+
 /*
  * With --requests/--files/--net, the syscalls they follow are timed even when
  * --syscalls leaves them out (they are not counted in the statistics then).
@@ -313,7 +327,6 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 	struct lp_proc *proc;
 	struct lp_task *t;
 	__u32 tgid, wait;
-	bool gil = false;
 	__s32 nr;
 
 	if (!regs_cache_get(at, &t)) {
@@ -335,11 +348,9 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 		t->off_start = 0;
 	}
 	nr = t->sys_nr;
-	if (cfg_gil && (t->track_flags & LP_TASK_GIL_WAIT)) {
-		t->track_flags &= ~LP_TASK_GIL_WAIT;
-		gil = true;
+	/* the flag stays until the next sys_enter: the sample below says it */
+	if (cfg_gil && (t->track_flags & LP_TASK_GIL_WAIT))
 		gil_wait_add(tgid, (__u32)bpf_get_current_pid_tgid(), dur);
-	}
 	if (cfg_stall_min_ns)
 		stall_sys_exit(t, now, ret);
 	if (cfg_track)
@@ -378,7 +389,7 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 			.nr = nr,
 			.flags = wait << LP_USTACK_WAIT_SHIFT |
 				 (stall_in(t, now) ? LP_USTACK_IN_STALL : 0) |
-				 (gil ? LP_USTACK_GIL : 0),
+				 (t->track_flags & LP_TASK_GIL_WAIT),	/* = LP_USTACK_GIL */
 		};
 
 		ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_TRACE);

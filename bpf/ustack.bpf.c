@@ -7,7 +7,7 @@ const volatile __u32 cfg_stack_size = 16384;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_python = 0;
 const volatile __u32 cfg_gil = 0;		/* what gil.bpf.h declares */
-__u64 lp_gil_bits[LP_GIL_WORDS] = {};
+__u32 lp_gil_epoch = 0;
 
 struct ustack_scratch_map ustack_scratch SEC(".maps");
 struct ustacks_map ustacks SEC(".maps");

@@ -90,15 +90,12 @@ static void tree_exit(struct collect *c, const struct lp_proc_event *e)
 }
 
 /*
- * The futex calls of @tgid, whose interpreter is @pp, are looked at for GIL
- * waits once its GIL is known (bpf/gil.bpf.h). Bits are never cleared: one
- * set for a process gone costs the next one of its bit a lookup per futex.
+ * py_procs changed: the threads' copies of their process's GIL (struct
+ * lp_task's gil) are read again at their next futex call (bpf/gil.bpf.h).
  */
-static void python_gil_bit(struct collect *c, const struct lp_py_proc *pp, uint32_t tgid)
+static void python_gil_changed(struct collect *c)
 {
-	if (pp->gil)
-		__atomic_fetch_or(&c->skel->bss->lp_gil_bits[(tgid / 64) & (LP_GIL_WORDS - 1)],
-				  1ULL << (tgid & 63), __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->skel->bss->lp_gil_epoch, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -117,7 +114,7 @@ void collect_python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait)
 		c->py_walked++;
 	else if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
 		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
-	python_gil_bit(c, &pp, key);
+	python_gil_changed(c);
 }
 
 /* The maps of (@pid, @gen) were re-read: libpython may be there now. */
@@ -152,13 +149,11 @@ static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 
 	if (!c->py)
 		return;
-	if (gen && pystacks_walkable(c->py, pid, gen, &pp)) {
+	if (gen && pystacks_walkable(c->py, pid, gen, &pp))
 		bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY);
-		python_gil_bit(c, &pp, key);
-	} else if (!bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key) &&
-		   c->py_walked) {
+	else if (!bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key) && c->py_walked)
 		c->py_walked--;
-	}
+	python_gil_changed(c);
 }
 
 /* An event loop's stall: kept for the profile, or passed to serve's metrics. */
