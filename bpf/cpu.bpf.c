@@ -4,6 +4,7 @@
  * sample of a target is counted in the kernel by {tgid, gen, comm, user stack
  * id, kernel stack id}; only the aggregate crosses to user space.
  */
+#include "gil.bpf.h"
 #include "stacks.bpf.h"
 #include "stalls.bpf.h"
 #include "targets.bpf.h"
@@ -46,6 +47,28 @@ static __always_inline __u32 cpu_stall_flag(void)
 	if (!t || (t->sys_start && sys_traced(t->sys_nr)))
 		return 0;
 	return stall_in(t, bpf_ktime_get_ns()) ? LP_USTACK_IN_STALL : 0;
+}
+
+/* What gil.bpf.h declares: the sampler's GIL holder check. */
+__noinline int gil_cpu_sample(__u32 tgid, __u32 tid, __u64 ts)
+{
+	struct lp_py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
+	struct lp_gil_thread *g;
+	__u64 holder = 0;
+	__s32 locked = 0;
+
+	if (!pp || !pp->gil)
+		return 0;
+	g = gil_thread(tgid, tid);
+	if (!g)
+		return 0;
+	__sync_fetch_and_add(&g->samples, 1);
+	if (!bpf_probe_read_user(&locked, sizeof(locked), (void *)(pp->gil + pp->gil_locked)) &&
+	    locked == 1 &&
+	    !bpf_probe_read_user(&holder, sizeof(holder), (void *)(pp->gil + pp->gil_holder)) &&
+	    holder == ts)
+		__sync_fetch_and_add(&g->held, 1);
+	return 0;
 }
 
 SEC("perf_event")

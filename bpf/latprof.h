@@ -153,6 +153,7 @@ enum lp_sample_kind {
 enum lp_ustack_flag {
 	LP_USTACK_IN_FLIGHT = 1,	/* still running when recording stopped */
 	LP_USTACK_IN_STALL = 2,		/* taken in an event loop's stall (--stall-min) */
+	LP_USTACK_GIL = 4,		/* a syscall that waited for the GIL (bpf/gil.bpf.h) */
 };
 #define LP_USTACK_WAIT_SHIFT 8		/* flags >> this & 3: enum lp_wait */
 
@@ -214,6 +215,15 @@ struct lp_py_proc {
 	__u32 code_tag;			/* low bits of frame_code that are a tag (3.14+) */
 	__u32 str_data;			/* a compact ASCII string's characters, from its
 					 * length member; 0: file names not copied */
+	/*
+	 * Its GIL (symbolize/pygil.h): a futex inside [gil, gil + gil_size)
+	 * is a wait for the GIL (bpf/gil.bpf.h); gil 0: not known (yet).
+	 */
+	__u64 gil;
+	__u32 gil_size;
+	__u32 gil_locked;		/* offset of int locked in it */
+	__u32 gil_holder;		/* offset of last_holder (PyThreadState *) */
+	__u32 gil_pad;
 };
 
 /*
@@ -432,6 +442,14 @@ struct lp_task {
 	__u32 plain_epoch;
 	__u32 loop_ready;	/* ktime >> 10 (| 1) when its last readiness wait
 				 * returned, 0: none since (bpf/stalls.bpf.h) */
+	/*
+	 * Its process's GIL (struct lp_py_proc's gil, gil_size) as py_procs
+	 * had it when lp_gil_epoch was gil_epoch: a futex call looks py_procs
+	 * up only after user space changed it (bpf/gil.bpf.h).
+	 */
+	__u64 gil;
+	__u32 gil_size;
+	__u32 gil_epoch;
 	__u64 cpu_seen;		/* sum_exec_runtime when last charged to the process */
 	__u64 utime_seen;	/* utime and stime at that charge */
 	__u64 stime_seen;
@@ -477,6 +495,25 @@ struct lp_task_slot {
 enum lp_task_flag {
 	LP_TASK_ACCEPTS = 1,	/* accepted a connection: an event loop if it also reads */
 	LP_TASK_LOOP_WAIT = 2,	/* in a readiness wait that ends a stretch (stalls.bpf.h) */
+	LP_TASK_GIL_WAIT = 4,	/* in a futex wait on its process's GIL (gil.bpf.h) */
+};
+
+/*
+ * GIL waits (bpf/gil.bpf.h): per Python thread of a GIL build, its time in
+ * futex waits on the GIL and what CPU samples saw of it, kept for the whole
+ * recording (the gil_threads map, read at its end).
+ */
+
+struct lp_gil_key {
+	__u32 tgid;
+	__u32 tid;
+};
+
+struct lp_gil_thread {
+	__u64 wait_ns;		/* in futex waits on the GIL, sys_enter to sys_exit */
+	__u64 waits;		/* those calls */
+	__u64 samples;		/* CPU samples of the thread, with its PyThreadState */
+	__u64 held;		/* of them, those that found it holding the GIL */
 };
 
 /* A tracked descriptor: key of the conns and fdstats maps. */
@@ -604,6 +641,7 @@ enum lp_stat {
 	LP_STAT_SYS_STATS_NOMEM,	/* per-syscall stats entry not allocated: in sys_spill */
 	LP_STAT_OFFCPU_UNMATCHED,	/* an off-CPU interval whose switch-in was never seen */
 	LP_STAT_PROC_TIMES_DROPPED,	/* proc_times full: a process's times not kept */
+	LP_STAT_GIL_DROPPED,		/* gil_threads full: a thread's GIL times not kept */
 	LP_STAT_NR,
 };
 

@@ -317,15 +317,16 @@ static long py_walk_step_remote(__u32 i, void *w)
  * Fill s->py_* and @py (LP_PY_MAX_FRAMES frames) for thread @task of
  * process @tgid (the current one unless @remote: then s->tid must be
  * @task's); @buf is scratch of
- * LP_PY_FRAME_READ + 8 bytes. Shim frames (3.12+) are not recorded: they mark
+ * LP_PY_FRAME_READ + 8 bytes. Returns the thread's PyThreadState, 0 when
+ * none was found. Shim frames (3.12+) are not recorded: they mark
  * the frame above them as an eval loop's first. The steps run in bpf_loop
  * (5.17), whose body the verifier goes through once: unrolled, the walk's
  * 96 steps were 20,000 of the instructions it processed and 40 ms of
  * load time in each program that copies stacks.
  */
-static __always_inline void py_walk(struct lp_ustack_sample *s, struct lp_py_frame *py,
-				    struct task_struct *task, __u32 tgid, __u8 *buf,
-				    const bool remote)
+static __always_inline __u64 py_walk(struct lp_ustack_sample *s, struct lp_py_frame *py,
+				     struct task_struct *task, __u32 tgid, __u8 *buf,
+				     const bool remote)
 {
 	struct py_walk_state w = { .s = s, .py = py, .task = task, .buf = buf };
 	struct lp_py_proc *pp;
@@ -337,15 +338,15 @@ static __always_inline void py_walk(struct lp_ustack_sample *s, struct lp_py_fra
 	s->py_entry = 0;
 	pp = cfg_python ? bpf_map_lookup_elem(&py_procs, &tgid) : NULL;
 	if (!pp)
-		return;
+		return 0;
 	ts = py_tstate(pp, s->tid, py_thread_key(pp, task), task, remote);
 	if (!ts) {
 		s->py_walk = LP_PY_WALK_NO_THREAD;
-		return;
+		return 0;
 	}
 	if (py_top_frame(pp, ts, &w.frame, task, remote)) {
 		s->py_walk = LP_PY_WALK_READ_FAILED;
-		return;
+		return ts;
 	}
 	w.pp = pp;
 	w.len = pp->frame_read;
@@ -353,11 +354,12 @@ static __always_inline void py_walk(struct lp_ustack_sample *s, struct lp_py_fra
 	if (cfg_bpf_loop) {
 		bpf_loop(LP_PY_MAX_FRAMES + LP_PY_MAX_FRAMES / 2,
 			 remote ? py_walk_step_remote : py_walk_step_local, &w, 0);
-		return;
+		return ts;
 	}
 	for (i = 0; i < LP_PY_MAX_FRAMES + LP_PY_MAX_FRAMES / 2; i++)
 		if (py_walk_step(&w, remote))
 			break;
+	return ts;
 }
 
 #endif

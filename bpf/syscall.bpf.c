@@ -14,6 +14,7 @@
  * on_iter_task, an iterator run once at stop, reports the syscalls and
  * off-CPU intervals still open then, with their time so far.
  */
+#include "gil.bpf.h"
 #include "stacks.bpf.h"
 #include "stalls.bpf.h"
 #include "targets.bpf.h"
@@ -211,6 +212,20 @@ __noinline int sys_account(__u32 tgid, __s32 fast_base, __s32 nr, __u64 ns, __u3
 	return 0;
 }
 
+_Static_assert(LP_TASK_GIL_WAIT == LP_USTACK_GIL, "a GIL wait's flag, passed on as it is");
+
+/* What gil.bpf.h declares: a GIL wait's time into its thread's entry. */
+__noinline int gil_wait_add(__u32 tgid, __u32 tid, __u64 dur)
+{
+	struct lp_gil_thread *g = gil_thread(tgid, tid);
+
+	if (!g)
+		return 0;
+	__sync_fetch_and_add(&g->wait_ns, dur);
+	__sync_fetch_and_add(&g->waits, 1);
+	return 0;
+}
+
 /*
  * With --requests/--files/--net, the syscalls they follow are timed even when
  * --syscalls leaves them out (they are not counted in the statistics then).
@@ -289,6 +304,9 @@ static __always_inline int handle_sys_enter(struct pt_regs *regs, __u64 at, long
 	}
 	if (cfg_waits)
 		waits_sys_enter(regs, typed, t, nr);
+	/* only what the statistics count: the gil time is taken out of theirs */
+	if (cfg_gil && cfg_syscalls)
+		gil_sys_enter(t, regs, typed, nr);
 	if (cfg_offcpu) {
 		t->pend_blocked = 0;
 		t->pend_preempted = 0;
@@ -330,6 +348,9 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 		t->off_start = 0;
 	}
 	nr = t->sys_nr;
+	/* the flag stays until the next sys_enter: the sample below says it */
+	if (cfg_gil && (t->track_flags & LP_TASK_GIL_WAIT))
+		gil_wait_add(tgid, (__u32)bpf_get_current_pid_tgid(), dur);
 	if (cfg_stall_min_ns)
 		stall_sys_exit(t, now, ret);
 	if (cfg_track)
@@ -367,7 +388,8 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 			.preempted_ns = t->pend_preempted,
 			.nr = nr,
 			.flags = wait << LP_USTACK_WAIT_SHIFT |
-				 (stall_in(t, now) ? LP_USTACK_IN_STALL : 0),
+				 (stall_in(t, now) ? LP_USTACK_IN_STALL : 0) |
+				 (t->track_flags & LP_TASK_GIL_WAIT),	/* = LP_USTACK_GIL */
 		};
 
 		ustack_submit_task(&info, bpf_get_current_task_btf(), USTACK_CTX_TRACE);
@@ -534,6 +556,11 @@ static __always_inline int in_flight_report(struct task_struct *task, const enum
 		info.kstack_id = t->pend_kstack;
 		if (waits_is_wait(info.nr))
 			info.flags |= t->wait << LP_USTACK_WAIT_SHIFT;
+		/* a GIL wait still going on: its time so far */
+		if (cfg_gil && (t->track_flags & LP_TASK_GIL_WAIT)) {
+			info.flags |= LP_USTACK_GIL;
+			gil_wait_add(info.tgid, task->pid, dur);
+		}
 		if (cfg_syscalls) {
 			sys_account(info.tgid, t->fast_base, info.nr, dur, SYS_ACCOUNT_IN_FLIGHT);
 			if (dur >= cfg_syscall_min_ns)

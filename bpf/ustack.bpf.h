@@ -9,6 +9,7 @@
 #define LATPROF_USTACK_BPF_H
 
 #include "common.bpf.h"
+#include "gil.bpf.h"
 #include "python.bpf.h"
 
 #define PAGE_BYTES 4096
@@ -195,6 +196,7 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 	struct ustack_scratch *scratch;
 	struct lp_ustack_sample *s;
 	__u32 len, pylen;
+	__u64 ts;
 
 	if (ctx == USTACK_CTX_TRACE)
 		slot += cfg_nr_cpus;
@@ -229,7 +231,10 @@ static __always_inline int ustack_submit_task(const struct ustack_info *info,
 		s->py_walk = LP_PY_WALK_NONE;
 		s->py_nr = 0;
 	} else {
-		py_walk(s, scratch->py, task, info->tgid, scratch->pyframe, remote);
+		ts = py_walk(s, scratch->py, task, info->tgid, scratch->pyframe, remote);
+		/* a CPU sample of a Python thread: gil.bpf.h's held time */
+		if (ctx == USTACK_CTX_SAMPLE && info->kind == LP_SAMPLE_CPU && cfg_gil && ts)
+			gil_cpu_sample(info->tgid, s->tid, ts);
 	}
 	/* without a copy user space unwinds the leaf frame from the registers */
 	len = ctx == USTACK_CTX_ITER_NOCOPY ? 0 : ustack_copy(s, s->regs[7], task, remote);

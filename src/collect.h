@@ -182,6 +182,9 @@ struct proc_tree *collect_procs(struct collect *c);
 /* Event-loop stalls a recording keeps (src/stalls.h); later ones are counted */
 #define COLLECT_MAX_STALLS 100000
 
+/* Python threads whose GIL waits are kept (struct lp_gil_thread each) */
+#define COLLECT_GIL_THREADS 16384
+
 /*
  * For a long-running session: read and delete every entry of the in-kernel
  * aggregation (syscall statistics, CPU and timed samples), handing each to

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "src/gil.h"
 #include "src/iotrack.h"
 #include "src/proctree.h"
 #include "src/requests.h"
@@ -59,6 +60,7 @@ static void json_metadata(FILE *out, const struct profile *p)
 		    !strncmp(p->meta.items[i].key, "timeline.", 9) ||
 		    meta_is_chunk(p->meta.items[i].key, "requests.") ||
 		    meta_is_chunk(p->meta.items[i].key, "stalls.") ||
+		    meta_is_chunk(p->meta.items[i].key, "gil.") ||
 		    meta_is_chunk(p->meta.items[i].key, "io."))
 			continue;
 		fputs(n++ ? "," : "", out);
@@ -459,6 +461,40 @@ static int json_stalls(FILE *out, const struct profile *p)
 	return err;
 }
 
+/*
+ * "gil": the Python threads of GIL builds (src/gil.h), totals and each
+ * thread, most waiting first; absent when the recording saw none.
+ */
+static int json_gil(FILE *out, const struct profile *p)
+{
+	struct gil_threads g = { 0 };
+	uint64_t waits = 0, held_ns = 0;
+	size_t i;
+	int err = gil_load(p, &g);
+
+	if (err == -ENOENT)
+		return 0;
+	for (i = 0; !err && i < g.nr; i++) {
+		waits += g.items[i].waits;
+		held_ns += g.items[i].held_ns;
+	}
+	if (!err) {
+		gil_sort_by_wait(&g);
+		fprintf(out, ",\"gil\":{\"threads\":%zu,\"dropped\":%" PRIu64 ",\"waits\":%" PRIu64
+			",\"wait_ns\":%" PRIu64 ",\"held_ns\":%" PRIu64 ",\"list\":[", g.nr,
+			profile_get_meta_u64(p, "gil.dropped"), waits, gil_wait_ns(&g, 0), held_ns);
+		for (i = 0; i < g.nr; i++)
+			fprintf(out, "%s{\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"waits\":%" PRIu64
+				",\"wait_ns\":%" PRIu64 ",\"held_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
+				"}", i ? ",\n" : "\n", g.items[i].pid, g.items[i].tid,
+				g.items[i].waits, g.items[i].wait_ns, g.items[i].held_ns,
+				g.items[i].cpu_ns);
+		fputs("]}", out);
+	}
+	gil_threads_release(&g);
+	return err;
+}
+
 int export_json(FILE *out, const struct profile *p, const struct profile_weight *w,
 		struct flame *f, size_t top)
 {
@@ -491,6 +527,8 @@ int export_json(FILE *out, const struct profile *p, const struct profile_weight 
 		err = json_io(out, p);
 	if (!err)
 		err = json_stalls(out, p);
+	if (!err)
+		err = json_gil(out, p);
 	fputs("}\n", out);
 	if (err)
 		return err;

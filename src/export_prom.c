@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/gil.h"
 #include "src/lib/hashmap.h"
 #include "src/runmeta.h"
 #include "src/sysstats.h"
@@ -322,6 +323,49 @@ static int prom_tasks(FILE *out, const struct profile *p)
 	return err;
 }
 
+/* One series of @name per process of @g (sorted by pid), its threads' @held or wait time. */
+static void prom_gil_family(FILE *out, const struct profile *p, const struct gil_threads *g,
+			    const char *name, bool held)
+{
+	char pid[24];
+	uint64_t ns;
+	size_t i;
+
+	for (i = 0; i < g->nr; i++) {
+		ns = 0;
+		for (; i < g->nr; i++) {
+			ns += held ? g->items[i].held_ns : g->items[i].wait_ns;
+			if (i + 1 == g->nr || g->items[i + 1].pid != g->items[i].pid)
+				break;
+		}
+		snprintf(pid, sizeof(pid), "%" PRIu32, g->items[i].pid);
+		fprintf(out, "%s{", name);
+		prom_label(out, "pid", pid, true);
+		prom_label(out, "comm", proc_comm(p, g->items[i].pid), false);
+		fputs("} ", out);
+		prom_write_seconds(out, ns);
+		fputc('\n', out);
+	}
+}
+
+/* The Python threads' GIL waits and held time per process (src/gil.h), when seen. */
+static int prom_gil(FILE *out, const struct profile *p)
+{
+	struct gil_threads g = { 0 };
+	int err = gil_load(p, &g);
+
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	prom_family(out, "latprof_gil_wait_seconds_total", "counter",
+		    "Time Python threads waited to take the GIL (futex waits on it), per process.");
+	prom_gil_family(out, p, &g, "latprof_gil_wait_seconds_total", false);
+	prom_family(out, "latprof_gil_held_seconds_total", "counter",
+		    "CPU time Python threads held the GIL (samples x period), per process.");
+	prom_gil_family(out, p, &g, "latprof_gil_held_seconds_total", true);
+	gil_threads_release(&g);
+	return 0;
+}
+
 static void prom_lost(FILE *out, const struct profile *p)
 {
 	size_t i;
@@ -371,6 +415,8 @@ int export_prom(FILE *out, const struct profile *p)
 
 	if (!err)
 		err = prom_tasks(out, p);
+	if (!err)
+		err = prom_gil(out, p);
 	if (err)
 		return err;
 	prom_lost(out, p);

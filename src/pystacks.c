@@ -11,6 +11,7 @@
 #include "src/pystacks.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,12 @@
 /* a python file mapped, no interpreter yet: how often, and for how long */
 #define PROBE_PENDING_DELAY_NS (1000 * 1000ULL)
 #define PROBE_PENDING_NS (10 * NSEC_PER_SEC)
+/*
+ * an interpreter whose GIL is not made yet (3.8 makes it at the first
+ * thread): a few reads of its memory, so soon and often
+ */
+#define GIL_FIRST_DELAY_NS (1000 * 1000ULL)
+#define GIL_MAX_DELAY_NS (100 * 1000 * 1000ULL)
 
 static const char *const walk_names[LP_PY_WALK_NR] = {
 	[LP_PY_WALK_NONE] = "before_found",
@@ -157,9 +164,13 @@ static void code_view(const struct py_offsets *o, struct lp_py_proc *out)
 		out->str_data = o->unicode_ascii_size - o->unicode_length;
 }
 
-/* The BPF view of @in; false when its frame members lie too far apart to read at once. */
-static bool bpf_view(const struct py_interp *in, struct lp_py_proc *out)
+/*
+ * The BPF view of the interpreter of @pp (with its GIL, when found); false
+ * when its frame members lie too far apart to read at once.
+ */
+static bool bpf_view(const struct pyproc *pp, struct lp_py_proc *out)
 {
+	const struct py_interp *in = &pp->interp;
 	const struct py_offsets *o = &in->off;
 	uint32_t mm = PY_MM(in->version);
 	int32_t last;
@@ -199,7 +210,36 @@ static bool bpf_view(const struct py_interp *in, struct lp_py_proc *out)
 	out->frame_read = last + 8;
 	code_view(o, out);
 	out->code_tag = (uint32_t)~py_code_ref_mask(in->version);
+	if (pp->gil.addr) {
+		out->gil = pp->gil.addr;
+		out->gil_size = pp->gil.size;
+		out->gil_locked = pp->gil.locked;
+		out->gil_holder = pp->gil.holder;
+	}
 	return true;
+}
+
+/*
+ * Look for the GIL of @pp, found walkable, when due: true when it was found
+ * now (the py_procs map should get it).
+ */
+static bool gil_probe(struct pyproc *pp, uint64_t now)
+{
+	if (pp->gil.addr || (pp->gil_delay_ns && pp->gil_err != -EAGAIN) ||
+	    now < pp->gil_next_ns)
+		return false;
+	pp->gil_err = py_gil_find(&pp->interp.off, pp->interp.runtime, py_read_process,
+				  (void *)(intptr_t)pp->pid, &pp->gil);
+	pp->gil_delay_ns = pp->gil_delay_ns ? pp->gil_delay_ns : GIL_FIRST_DELAY_NS;
+	pp->gil_next_ns = now + pp->gil_delay_ns;
+	if (pp->gil_delay_ns < GIL_MAX_DELAY_NS)
+		pp->gil_delay_ns *= 2;
+	if (pp->gil_err)
+		memset(&pp->gil, 0, sizeof(pp->gil));
+	else
+		pr_debug("pid %d: the GIL at %#" PRIx64 ", %u bytes", pp->pid, pp->gil.addr,
+			 pp->gil.size);
+	return !pp->gil_err;
 }
 
 int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
@@ -211,6 +251,9 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 
 	if (!pp)
 		return -ENOMEM;
+	/* walked already: only its GIL may be new */
+	if (pp->interp.status == PY_STATUS_OK)
+		return gil_probe(pp, now) && bpf_view(pp, out);
 	if (pp->interp.status != PY_STATUS_NONE || now < pp->next_probe_ns)
 		return 0;
 	if (!pp->first_probe_ns)
@@ -233,7 +276,8 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		return err;
 	if (pp->interp.status != PY_STATUS_OK)
 		return 0;
-	if (!bpf_view(&pp->interp, out)) {
+	gil_probe(pp, now);
+	if (!bpf_view(pp, out)) {
 		pp->interp.status = PY_STATUS_NO_OFFSETS;
 		snprintf(pp->interp.why, sizeof(pp->interp.why),
 			 "frame members beyond %d bytes", LP_PY_FRAME_READ);
@@ -274,7 +318,7 @@ bool pystacks_walkable(struct pystacks *ps, int pid, uint32_t gen, struct lp_py_
 {
 	const struct pyproc *pp = pystacks_proc_get(ps, pid, gen, false);
 
-	return pp && pp->interp.status == PY_STATUS_OK && bpf_view(&pp->interp, out);
+	return pp && pp->interp.status == PY_STATUS_OK && bpf_view(pp, out);
 }
 
 void pystacks_prepare(struct pystacks *ps, const char *path)
@@ -283,6 +327,23 @@ void pystacks_prepare(struct pystacks *ps, const char *path)
 
 	if (err)
 		pr_debug("%s: %s", path, strerror(-err));
+}
+
+/* What "proc.PID.python_gil" says: whether its GIL waits were seen, or why not. */
+static const char *gil_state(const struct pyproc *pp)
+{
+	if (pp->gil.addr)
+		return "found";
+	switch (pp->gil_err) {
+	case -EAGAIN:
+		return "not found: not made yet";
+	case -ENOENT:
+		return "not found: no GIL offsets for this build";
+	case -EINVAL:
+		return "not found: it does not read as a GIL";
+	default:
+		return "not found: its memory is unreadable";
+	}
 }
 
 static int add_meta_u64(struct profile *p, const char *key, uint64_t v)
@@ -318,6 +379,10 @@ int pystacks_store(const struct pystacks *ps, struct profile *p)
 			snprintf(val, sizeof(val), "unsupported: %s", in->why);
 		}
 		err = profile_set_meta(p, key, val);
+		if (!err && in->status == PY_STATUS_OK) {
+			snprintf(key, sizeof(key), "proc.%d.python_gil", pp->pid);
+			err = profile_set_meta(p, key, gil_state(pp));
+		}
 		for (k = LP_PY_WALK_NONE; !err && k < LP_PY_WALK_NR && in->status == PY_STATUS_OK;
 		     k++) {
 			snprintf(key, sizeof(key), "proc.%d.python_walk_%s", pp->pid, walk_names[k]);

@@ -49,7 +49,9 @@ void pystacks_free(struct pystacks *ps);
  * @out when the process runs a CPython whose frames can be walked and the
  * py_procs map should now hold @out; 0 when there is nothing (new) to put
  * there; -errno on failure. Cheap to call again: a process already found is
- * not looked at twice. An interpreter file not seen before is read now if
+ * not looked at twice, but for its GIL (symbolize/pygil.h), looked for until
+ * made, and 1 again with @out when it is found (the GIL waits of
+ * bpf/gil.bpf.h start then). An interpreter file not seen before is read now if
  * @wait (before recording starts), else in the background (see
  * py_finder_find) and found by a later call.
  */
@@ -110,7 +112,8 @@ const struct pyframe *pystacks_frame(const struct pystacks *ps, uint64_t pc);
 
 /*
  * Into the profile's metadata: per process "proc.PID.python" (version and
- * offsets source, or "unsupported: WHY"), "proc.PID.python_walk_NAME"
+ * offsets source, or "unsupported: WHY"), "proc.PID.python_gil" ("found",
+ * or "not found: WHY"), "proc.PID.python_walk_NAME"
  * counters, and "python.processes"/"python.unsupported" totals. 0 or -ENOMEM.
  */
 int pystacks_store(const struct pystacks *ps, struct profile *p);

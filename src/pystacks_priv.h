@@ -18,6 +18,7 @@
 #include "src/lib/hashmap.h"
 #include "src/lib/strtab.h"
 #include "symbolize/pycode.h"
+#include "symbolize/pygil.h"
 #include "symbolize/python.h"
 
 /* Why a frame was not named: the read's error. */
@@ -43,6 +44,9 @@ struct pyproc {
 	struct py_interp interp;	/* status NONE until found */
 	uint64_t next_probe_ns, probe_delay_ns;
 	uint64_t first_probe_ns;
+	struct py_gil gil;		/* its GIL; addr 0 until found */
+	int gil_err;			/* the last py_gil_find's; -EAGAIN: look again */
+	uint64_t gil_next_ns, gil_delay_ns;	/* when to look again */
 	struct hashmap codes;		/* (NULL, code address, code_key()) -> pycode_entry */
 	struct hashmap files;		/* (NULL, co_filename address, 0) -> interned name */
 	struct { struct pycode_entry **items; size_t nr, alloc; } entries;

@@ -392,6 +392,8 @@ int report_profile(FILE *out, struct report_opts *o, const struct profile *p, co
 	if (!err)
 		err = report_awaits(out, o, p);
 	if (!err)
+		err = report_gil(out, o, p);
+	if (!err)
 		err = count_functions(p, &w, o->stack_flags, names, &t);
 	if (!err) {
 		print_functions(out, o, &t, total);

@@ -80,4 +80,7 @@ int report_awaits(FILE *out, const struct report_opts *o, const struct profile *
  */
 int report_await_note(const struct report_opts *o, const struct profile *p, char **note);
 
+/* Python threads' GIL waits and held time (report_gil.c); nothing without a GIL seen. */
+int report_gil(FILE *out, const struct report_opts *o, const struct profile *p);
+
 #endif

@@ -168,8 +168,11 @@ out:
 	return err;
 }
 
-/* Rows of @g intervals each, summed; memory and processes at each row's end. */
-static void print_timeline_rows(FILE *out, const struct timeline *tl, size_t g)
+/*
+ * Rows of @g intervals each, summed; memory and processes at each row's end.
+ * The gil column only when @gil.
+ */
+static void print_timeline_rows(FILE *out, const struct timeline *tl, size_t g, bool gil)
 {
 	size_t i, j, k;
 
@@ -187,17 +190,21 @@ static void print_timeline_rows(FILE *out, const struct timeline *tl, size_t g)
 			sum.rss_kb = v->rss_kb;
 			sum.procs = v->procs;
 		}
-		for (k = 0; k < TIMELINE_SERIES_NR; k++)
+		fprintf(out, "  %8.2f", sum.start_ns / 1e9);
+		for (k = 0; k < TIMELINE_SERIES_NR; k++) {
 			per_s[k] = sum.duration_ns ? (double)sum.ns[k] / sum.duration_ns : 0;
-		fprintf(out, "  %8.2f %5.2f %5.2f %5.2f %5.2f %5.2f %5.2f %6" PRIu64 " %8.1f %5"
-			PRIu32 "\n", sum.start_ns / 1e9, per_s[0], per_s[1], per_s[2], per_s[3],
-			per_s[4], per_s[5], sum.opens, sum.rss_kb / 1024.0, sum.procs);
+			if (k != TIMELINE_SERIES_GIL || gil)
+				fprintf(out, " %5.2f", per_s[k]);
+		}
+		fprintf(out, " %6" PRIu64 " %8.1f %5" PRIu32 "\n", sum.opens, sum.rss_kb / 1024.0,
+			sum.procs);
 	}
 }
 
 int report_timeline(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	struct timeline tl;
+	bool gil;
 	size_t g;
 	int err;
 
@@ -210,9 +217,10 @@ int report_timeline(FILE *out, const struct report_opts *o, const struct profile
 			   "(per %.2f s; time in seconds per second, all targets%s)",
 			   g * tl.interval_ns / 1e9,
 			   tl.has_cpu ? "" : "; no CPU column without --mode cpu");
-	fprintf(out, "  %8s %5s %5s %5s %5s %5s %5s %6s %8s %5s\n", "START", "CPU", "FILE", "NET",
-		"SYNC", "SLEEP", "OTHER", "OPENS", "RSS MB", "PROCS");
-	print_timeline_rows(out, &tl, g);
+	gil = timeline_has(&tl, TIMELINE_SERIES_GIL);
+	fprintf(out, "  %8s %5s %5s %5s %5s%s %5s %5s %6s %8s %5s\n", "START", "CPU", "FILE", "NET",
+		"SYNC", gil ? "   GIL" : "", "SLEEP", "OTHER", "OPENS", "RSS MB", "PROCS");
+	print_timeline_rows(out, &tl, g, gil);
 out:
 	timeline_release(&tl);
 	return err;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/gil.h"
 #include "src/lib/hashmap.h"
 #include "src/report_fmt.h"
 #include "src/runmeta.h"
@@ -60,6 +61,27 @@ static void offcpu_outside(const struct profile *p, uint64_t *blocked, uint64_t 
 	}
 }
 
+/*
+ * Move the Python threads' GIL waits (src/gil.h), futex time that @cat
+ * counts under sync, to gil. 0 or -ENOMEM.
+ */
+static int breakdown_gil(const struct profile *p, uint64_t *cat)
+{
+	struct gil_threads g = { 0 };
+	uint64_t ns;
+	int err = gil_load(p, &g);
+
+	if (err == -ENOENT)
+		return 0;
+	ns = gil_wait_ns(&g, 0);
+	if (ns > cat[SYSCALL_CATEGORY_SYNC])
+		ns = cat[SYSCALL_CATEGORY_SYNC];
+	cat[SYSCALL_CATEGORY_SYNC] -= ns;
+	cat[SYSCALL_CATEGORY_GIL] += ns;
+	gil_threads_release(&g);
+	return err;
+}
+
 int report_time_breakdown(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	uint64_t cat[SYSCALL_CATEGORY_NR] = { 0 }, cpu = 0, sys = 0, blocked, preempted, total;
@@ -81,6 +103,9 @@ int report_time_breakdown(FILE *out, const struct report_opts *o, const struct p
 	offcpu_outside(p, &blocked, &preempted);
 	total = cpu + sys + blocked + preempted;
 	free(st.items);
+	err = breakdown_gil(p, cat);
+	if (err)
+		return err;
 	if (!st.nr && profile_type_index(p, PROFILE_TYPE_OFFCPU) < 0)
 		return 0;	/* CPU alone: the rest of the report is about it */
 	report_fmt_heading(out, o->color, "Time breakdown", "(all target threads, summed)");
@@ -142,6 +167,24 @@ static int merge_by_name(struct sys_stats *in, struct sys_stats *out)
 	return err;
 }
 
+/* Under the table: how much of futex's time was GIL waits (class "gil" elsewhere). */
+static int syscalls_gil_note(FILE *out, const struct profile *p)
+{
+	struct gil_threads g = { 0 };
+	char t[16];
+	int err = gil_load(p, &g);
+
+	if (err == -ENOENT)
+		return 0;
+	if (!err && gil_wait_ns(&g, 0)) {
+		report_fmt_ns(t, sizeof(t), gil_wait_ns(&g, 0));
+		fprintf(out, "  (futex: %s of it waiting for a Python GIL, class gil in the"
+			" breakdown)\n", t);
+	}
+	gil_threads_release(&g);
+	return err;
+}
+
 int report_syscalls(FILE *out, const struct report_opts *o, const struct profile *p)
 {
 	struct sys_stats st = { 0 }, rows = { 0 };
@@ -182,6 +225,7 @@ int report_syscalls(FILE *out, const struct report_opts *o, const struct profile
 		fprintf(out, "  ... %zu more syscalls\n", rows.nr - o->top);
 	fprintf(out, "  %" PRIu64 " calls, %" PRIu64 " errors, %" PRIu64 " in flight at stop\n",
 		calls, errors, in_flight);
+	err = syscalls_gil_note(out, p);
 out:
 	free(st.items);
 	free(rows.items);

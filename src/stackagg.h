@@ -18,6 +18,7 @@ struct stackagg_key {
 	uint32_t kind;		/* enum lp_sample_kind */
 	int32_t nr;		/* syscall number, -1 for none */
 	uint32_t wait;		/* enum lp_wait (syscalls.h: syscall_wait_decided) */
+	uint32_t gil;		/* 1: a syscall that waited for the GIL (src/gil.h) */
 	char comm[16];
 };
 

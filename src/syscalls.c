@@ -93,6 +93,7 @@ static const struct category_rule rules[] = {
 static const char *const category_names[SYSCALL_CATEGORY_NR] = {
 	[SYSCALL_CATEGORY_OTHER] = "other",	[SYSCALL_CATEGORY_FILE] = "file",
 	[SYSCALL_CATEGORY_NETWORK] = "network", [SYSCALL_CATEGORY_SYNC] = "sync",
+	[SYSCALL_CATEGORY_GIL] = "gil",
 	[SYSCALL_CATEGORY_SLEEP] = "sleep",	[SYSCALL_CATEGORY_MEMORY] = "memory",
 	[SYSCALL_CATEGORY_PROCESS] = "process", [SYSCALL_CATEGORY_IPC] = "ipc",
 };

@@ -15,6 +15,8 @@ enum syscall_category {
 	SYSCALL_CATEGORY_FILE,		/* file I/O and metadata */
 	SYSCALL_CATEGORY_NETWORK,	/* sockets */
 	SYSCALL_CATEGORY_SYNC,		/* futex, poll/epoll/select: waiting on others */
+	SYSCALL_CATEGORY_GIL,		/* no syscall's own: futex waits for a Python GIL
+					 * (src/gil.h), moved out of sync */
 	SYSCALL_CATEGORY_SLEEP,		/* nanosleep, pause, alarm-like waits */
 	SYSCALL_CATEGORY_MEMORY,	/* mmap, brk, madvise ... */
 	SYSCALL_CATEGORY_PROCESS,	/* fork/exec/wait/exit, signals */
@@ -34,7 +36,7 @@ int syscall_number(const char *name);
 /* The category of syscall @nr (OTHER when unknown). */
 enum syscall_category syscall_category(unsigned int nr);
 
-/* "file", "network", "sync", "sleep", "memory", "process", "ipc", "other". */
+/* "file", "network", "sync", "gil", "sleep", "memory", "process", "ipc", "other". */
 const char *syscall_category_name(enum syscall_category c);
 
 /*

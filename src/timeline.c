@@ -17,6 +17,7 @@ static const char *const series_names[TIMELINE_SERIES_NR] = {
 	[TIMELINE_SERIES_FILE] = "file",
 	[TIMELINE_SERIES_NETWORK] = "network",
 	[TIMELINE_SERIES_SYNC] = "sync",
+	[TIMELINE_SERIES_GIL] = "gil",
 	[TIMELINE_SERIES_SLEEP] = "sleep",
 	[TIMELINE_SERIES_OTHER] = "other",
 };
@@ -24,6 +25,16 @@ static const char *const series_names[TIMELINE_SERIES_NR] = {
 const char *timeline_series_name(enum timeline_series s)
 {
 	return s < TIMELINE_SERIES_NR ? series_names[s] : "other";
+}
+
+bool timeline_has(const struct timeline *tl, enum timeline_series s)
+{
+	size_t i;
+
+	for (i = 0; s < TIMELINE_SERIES_NR && i < tl->items.nr; i++)
+		if (tl->items.items[i].ns[s])
+			return true;
+	return false;
 }
 
 void timeline_init(struct timeline *tl, uint64_t interval_ns, size_t max_intervals)

@@ -25,6 +25,7 @@ enum timeline_series {
 	TIMELINE_SERIES_FILE,
 	TIMELINE_SERIES_NETWORK,
 	TIMELINE_SERIES_SYNC,
+	TIMELINE_SERIES_GIL,	/* futex waits for a Python GIL, not in sync (src/gil.h) */
 	TIMELINE_SERIES_SLEEP,
 	TIMELINE_SERIES_OTHER,	/* every other syscall category */
 	TIMELINE_SERIES_NR,
@@ -57,6 +58,9 @@ struct timeline {
 
 /* The series' names in JSON and the chart: "cpu", "file", ... */
 const char *timeline_series_name(enum timeline_series s);
+
+/* Whether any interval of @tl has time in series @s. Cannot fail. */
+bool timeline_has(const struct timeline *tl, enum timeline_series s);
 
 /* An empty timeline. Cannot fail. */
 void timeline_init(struct timeline *tl, uint64_t interval_ns, size_t max_intervals);

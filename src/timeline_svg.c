@@ -19,6 +19,7 @@ static const struct timechart_series series[TIMELINE_SERIES_NR] = {
 	[TIMELINE_SERIES_FILE] = { "file", { 190, 140, 60 } },
 	[TIMELINE_SERIES_NETWORK] = { "network", { 150, 90, 225 } },
 	[TIMELINE_SERIES_SYNC] = { "sync", { 225, 210, 60 } },
+	[TIMELINE_SERIES_GIL] = { "gil", { 60, 170, 150 } },
 	[TIMELINE_SERIES_SLEEP] = { "sleep", { 140, 185, 235 } },
 	[TIMELINE_SERIES_OTHER] = { "other syscalls", { 235, 140, 170 } },
 };
@@ -67,20 +68,32 @@ static int build_points(struct timeline_svg *ts, const struct timeline *tl)
 	return 0;
 }
 
-/* Subtitle and series; a profile without a CPU column charts the syscall series only. */
+/* Take series @k out of the chart (its points' values too). */
+static void drop_series(struct timeline_svg *ts, size_t k)
+{
+	size_t i, n = ts->chart.nr_series - k - 1;
+
+	memmove(ts->chart.series + k, ts->chart.series + k + 1, n * sizeof(ts->chart.series[0]));
+	for (i = 0; i < ts->chart.nr_points; i++)
+		memmove(ts->points[i].value + k, ts->points[i].value + k + 1, n * sizeof(double));
+	ts->chart.nr_series--;
+}
+
+/*
+ * Subtitle and series; a profile without a CPU column charts the syscall
+ * series only, and one without GIL waits has no gil series.
+ */
 static void build_series(struct timeline_svg *ts, const struct timeline *tl, const char *cmd)
 {
 	snprintf(ts->subtitle, sizeof(ts->subtitle), "%.100s%s%.2f s intervals", cmd ? cmd : "",
 		 cmd ? ", " : "", tl->interval_ns / 1e9);
 	ts->chart.subtitle = ts->subtitle;
 	memcpy(ts->chart.series, series, sizeof(series));
-	ts->chart.nr_series = tl->has_cpu ? TIMELINE_SERIES_NR : TIMELINE_SERIES_NR - 1;
-	if (tl->has_cpu)
-		return;
-	memmove(ts->chart.series, series + 1, sizeof(series) - sizeof(series[0]));
-	for (size_t i = 0; i < ts->chart.nr_points; i++)
-		memmove(ts->points[i].value, ts->points[i].value + 1,
-			sizeof(double) * (TIMELINE_SERIES_NR - 1));
+	ts->chart.nr_series = TIMELINE_SERIES_NR;
+	if (!timeline_has(tl, TIMELINE_SERIES_GIL))
+		drop_series(ts, TIMELINE_SERIES_GIL);
+	if (!tl->has_cpu)
+		drop_series(ts, TIMELINE_SERIES_CPU);
 }
 
 int timeline_svg_build(struct timeline_svg *ts, const struct profile *p)

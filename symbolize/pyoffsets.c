@@ -28,6 +28,7 @@ struct pyfield {
 	const char *path;	/* NULL: the size of the type */
 	size_t field;		/* offset of the int32_t in struct py_offsets */
 	uint32_t from, to;	/* major.minor range, inclusive */
+	bool optional;		/* missing: -1, the others still used */
 };
 
 /*
@@ -72,9 +73,15 @@ static const struct pyfield pyfields[] = {
 	{ "PyASCIIObject", "state", F(unicode_state), V(8), V(15) },
 	{ "PyASCIIObject", NULL, F(unicode_ascii_size), V(8), V(15) },
 	{ "PyCompactUnicodeObject", NULL, F(unicode_compact_size), V(8), V(15) },
+	/* the GIL: only GIL waits need it, so DWARF without it still walks frames */
+	{ "pyruntimestate", "ceval.gil", F(runtime_gil), V(8), V(11), true },
+	{ "_is", "ceval.gil", F(interp_gil), V(12), V(15), true },
+	{ "_gil_runtime_state", NULL, F(gil_size), V(8), V(15), true },
+	{ "_gil_runtime_state", "locked", F(gil_locked), V(8), V(15), true },
+	{ "_gil_runtime_state", "last_holder", F(gil_holder), V(8), V(15), true },
 };
 
-#define NR_TYPES 11
+#define NR_TYPES 12
 
 /* The wanted types and the complete definition found for each. */
 struct typescan {
@@ -253,6 +260,8 @@ int pyoffsets_from_dwarf(Dwarf *dw, uint32_t version, struct py_offsets *o,
 			;
 		if (j < ts.nr && ts.found[j])
 			v = f->path ? member_offset(ts.dies[j], f->path) : type_size(ts.dies[j]);
+		if ((v < 0 || v > INT32_MAX) && f->optional)
+			continue;
 		if (v < 0 || v > INT32_MAX) {
 			*missing = f->path ? f->path : f->type;
 			return -ENOENT;

@@ -96,6 +96,16 @@ struct py_offsets {
 					 * compact:1 ascii:1 */
 	int32_t unicode_ascii_size;	/* sizeof(PyASCIIObject): compact ASCII data */
 	int32_t unicode_compact_size;	/* sizeof(PyCompactUnicodeObject): other data */
+	/*
+	 * The GIL, struct _gil_runtime_state (Include/internal/pycore_gil.h),
+	 * for GIL waits: -1 where a source does not give it, which costs only
+	 * that (the walk does not need it).
+	 */
+	int32_t runtime_gil;		/* _PyRuntimeState.ceval.gil: the struct (3.8-3.11) */
+	int32_t interp_gil;		/* PyInterpreterState.ceval.gil: a pointer to it (3.12+) */
+	int32_t gil_size;		/* sizeof(struct _gil_runtime_state) */
+	int32_t gil_locked;		/* its int locked (-1 until the GIL is made) */
+	int32_t gil_holder;		/* its last_holder (PyThreadState *) */
 };
 
 /*
@@ -108,7 +118,7 @@ typedef int (*py_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
  * The offsets of @version from the DWARF @dw of its interpreter (the
  * executable or libpython, or their separate debuginfo), including the
  * partial units of a dwz-compressed file and its alternate file. Every field
- * the version needs must be found: returns 0, -ENOENT when one is missing
+ * the version needs must be found but the GIL's (-1 when missing): returns 0, -ENOENT when one is missing
  * (*missing names it, a static string), -ENOTSUP for a version outside
  * PY_VERSION_MIN..PY_VERSION_MAX.
  */

@@ -12,7 +12,9 @@
 #include "symbolize/pyoffsets.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 /*
@@ -177,7 +179,7 @@ struct debug_offsets_header {
 /* What the readers of every version take from their structure. */
 struct debug_fields {
 	uint64_t runtime_size, interpreters_head;
-	uint64_t interp_size, threads_head;
+	uint64_t interp_size, threads_head, ceval_gil, gil_state, gil_locked, gil_holder;
 	uint64_t tstate_size, next, interp, current_frame, thread_id, native_thread_id;
 	uint64_t frame_size, previous, executable, instr_ptr, owner;
 	uint64_t code_size, filename, name, qualname, linetable, firstlineno, adaptive;
@@ -193,6 +195,10 @@ struct debug_fields {
 		(f)->interpreters_head = (d)->runtime_state.interpreters_head;	\
 		(f)->interp_size = (d)->interpreter_state.size;			\
 		(f)->threads_head = (d)->interpreter_state.threads_head;	\
+		(f)->ceval_gil = (d)->interpreter_state.ceval_gil;		\
+		(f)->gil_state = (d)->interpreter_state.gil_runtime_state;	\
+		(f)->gil_locked = (d)->interpreter_state.gil_locked;		\
+		(f)->gil_holder = (d)->interpreter_state.gil_holder;		\
 		(f)->tstate_size = (d)->thread_state.size;			\
 		(f)->next = (d)->thread_state.next;				\
 		(f)->interp = (d)->thread_state.interp;				\
@@ -282,6 +288,46 @@ static int put_size(int32_t *dst, uint64_t v, uint64_t object_size)
 	return 0;
 }
 
+/*
+ * struct _gil_runtime_state of a default (GIL) build of 3.13 to 3.15 on
+ * Linux, where PyCOND_T and PyMUTEX_T are pthread's
+ * (Include/internal/pycore_gil.h, the same in the three, FORCE_SWITCHING
+ * always defined): _Py_DebugOffsets gives where it is and the offsets of
+ * locked and last_holder, not its size, which the futexes of its condition
+ * variables and mutexes need. Used only when the offsets it gives agree
+ * with this copy.
+ */
+struct gil_runtime_state {
+	unsigned long interval;
+	void *last_holder;
+	int locked;
+	unsigned long switch_number;
+	pthread_cond_t cond;
+	pthread_mutex_t mutex;
+	pthread_cond_t switch_cond;
+	pthread_mutex_t switch_mutex;
+};
+
+/*
+ * The GIL's offsets into @r: interp_gil, the pointer ceval.gil, and the
+ * layout of the struct it points to, when the interpreter's own GIL
+ * (_gil) is laid out as struct gil_runtime_state; else they stay -1 (no
+ * GIL waits, frames are walked all the same).
+ */
+static void gil_from_fields(const struct debug_fields *f, struct py_offsets *r)
+{
+	if (f->ceval_gil >= OFFSET_MAX || f->ceval_gil + 8 > f->interp_size ||
+	    f->gil_state >= OFFSET_MAX ||
+	    f->gil_state + sizeof(struct gil_runtime_state) > f->interp_size ||
+	    f->gil_locked != f->gil_state + offsetof(struct gil_runtime_state, locked) ||
+	    f->gil_holder != f->gil_state + offsetof(struct gil_runtime_state, last_holder))
+		return;
+	r->interp_gil = (int32_t)f->ceval_gil;
+	r->gil_size = sizeof(struct gil_runtime_state);
+	r->gil_locked = offsetof(struct gil_runtime_state, locked);
+	r->gil_holder = offsetof(struct gil_runtime_state, last_holder);
+}
+
 static int offsets_from_fields(const struct debug_fields *f, uint32_t version,
 			       struct py_offsets *o)
 {
@@ -316,6 +362,7 @@ static int offsets_from_fields(const struct debug_fields *f, uint32_t version,
 	err |= put_size(&r.unicode_compact_size, f->compact_size, f->unicode_size);
 	if (err || r.unicode_compact_size < r.unicode_ascii_size)
 		return -EINVAL;
+	gil_from_fields(f, &r);
 	*o = r;
 	return 0;
 }

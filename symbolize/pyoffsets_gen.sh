@@ -146,6 +146,16 @@ int main(void)
 	O(PyASCIIObject, state);
 	S(PyASCIIObject);
 	S(PyCompactUnicodeObject);
+#if PY_MINOR_VERSION <= 11
+	O(_PyRuntimeState, ceval.gil);
+	N();
+#else
+	N();
+	O(PyInterpreterState, ceval.gil);
+#endif
+	S(struct _gil_runtime_state);
+	O(struct _gil_runtime_state, locked);
+	O(struct _gil_runtime_state, last_holder);
 	printf("\n");
 	return 0;
 }
@@ -158,7 +168,7 @@ fields='object_type runtime_interp_head runtime_initialized interp_threads_head 
 	frame_back frame_code frame_instr frame_is_entry frame_owner code_name
 	code_qualname code_filename code_firstlineno code_linetable code_adaptive
 	bytes_size bytes_sval unicode_length unicode_state unicode_ascii_size
-	unicode_compact_size'
+	unicode_compact_size runtime_gil interp_gil gil_size gil_locked gil_holder'
 
 cat <<EOF
 /* SPDX-License-Identifier: GPL-2.0-only */

@@ -32,6 +32,7 @@ static const struct {
 	F(frame_is_entry), F(frame_owner), F(code_name), F(code_qualname), F(code_filename),
 	F(code_firstlineno), F(code_linetable), F(code_adaptive), F(bytes_size), F(bytes_sval),
 	F(unicode_length), F(unicode_state), F(unicode_ascii_size), F(unicode_compact_size),
+	F(runtime_gil), F(interp_gil), F(gil_size), F(gil_locked), F(gil_holder),
 };
 
 _Static_assert(ARRAY_SIZE(pyoffsets_fields) * sizeof(int32_t) ==

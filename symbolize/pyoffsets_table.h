@@ -37,6 +37,11 @@
 	.unicode_state = 32,
 	.unicode_ascii_size = 48,
 	.unicode_compact_size = 72,
+	.runtime_gil = 1152,
+	.interp_gil = -1,
+	.gil_size = 208,
+	.gil_locked = 16,
+	.gil_holder = 8,
 },
 /* layout of 3.9.18 */
 {
@@ -69,6 +74,11 @@
 	.unicode_state = 32,
 	.unicode_ascii_size = 48,
 	.unicode_compact_size = 72,
+	.runtime_gil = 352,
+	.interp_gil = -1,
+	.gil_size = 208,
+	.gil_locked = 16,
+	.gil_holder = 8,
 },
 /* layout of 3.10.13 */
 {
@@ -101,6 +111,11 @@
 	.unicode_state = 32,
 	.unicode_ascii_size = 48,
 	.unicode_compact_size = 72,
+	.runtime_gil = 352,
+	.interp_gil = -1,
+	.gil_size = 208,
+	.gil_locked = 16,
+	.gil_holder = 8,
 },
 /* layout of 3.11.2, 3.11.7 */
 {
@@ -133,6 +148,11 @@
 	.unicode_state = 32,
 	.unicode_ascii_size = 48,
 	.unicode_compact_size = 72,
+	.runtime_gil = 360,
+	.interp_gil = -1,
+	.gil_size = 208,
+	.gil_locked = 16,
+	.gil_holder = 8,
 },
 /* layout of 3.12.1 */
 {
@@ -165,6 +185,11 @@
 	.unicode_state = 32,
 	.unicode_ascii_size = 40,
 	.unicode_compact_size = 56,
+	.runtime_gil = -1,
+	.interp_gil = 384,
+	.gil_size = 208,
+	.gil_locked = 16,
+	.gil_holder = 8,
 },
 /* layout of 3.13.0 */
 {
@@ -197,4 +222,9 @@
 	.unicode_state = 32,
 	.unicode_ascii_size = 40,
 	.unicode_compact_size = 56,
+	.runtime_gil = -1,
+	.interp_gil = 16,
+	.gil_size = 208,
+	.gil_locked = 16,
+	.gil_holder = 8,
 },

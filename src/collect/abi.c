@@ -25,7 +25,7 @@ _Static_assert(sizeof(struct lp_proc_event) == 56 + LP_ARGS_LEN + 8 * LP_SYS_USE
 	       "lp_proc_event layout");
 _Static_assert(PROC_COMM_LEN == LP_COMM_LEN, "comm length");
 _Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
-_Static_assert(sizeof(struct lp_task) == 200, "lp_task layout");
+_Static_assert(sizeof(struct lp_task) == 216, "lp_task layout");
 _Static_assert(sizeof(struct lp_times) == sizeof(struct request_times), "lp_times layout");
 _Static_assert((int)LP_REQ_CAT_NR == (int)REQUEST_CAT_NR, "request categories");
 _Static_assert(LP_REQ_SHARED == REQUEST_SHARED, "request flags");
@@ -34,6 +34,9 @@ _Static_assert(sizeof(struct lp_req_event) == 320, "lp_req_event layout");
 _Static_assert(sizeof(struct lp_open_event) == 32 + LP_PATH_LEN, "lp_open_event layout");
 _Static_assert(sizeof(struct lp_peer_event) == 48, "lp_peer_event layout");
 _Static_assert(sizeof(struct lp_fd_event) == 64, "lp_fd_event layout");
+_Static_assert(sizeof(struct lp_py_proc) == 128, "lp_py_proc layout");
+_Static_assert(sizeof(struct lp_gil_key) == 8, "lp_gil_key layout");
+_Static_assert(sizeof(struct lp_gil_thread) == 32, "lp_gil_thread layout");
 
 const char *const collect_stat_names[LP_STAT_NR] = {
 	[LP_STAT_SAMPLES] = "samples",
@@ -56,6 +59,7 @@ const char *const collect_stat_names[LP_STAT_NR] = {
 	[LP_STAT_CONNS_DROPPED] = "descriptors_untracked_map_full",
 	[LP_STAT_OFFCPU_UNMATCHED] = "offcpu_unmatched",
 	[LP_STAT_PROC_TIMES_DROPPED] = "process_times_dropped_map_full",
+	[LP_STAT_GIL_DROPPED] = "gil_threads_dropped_map_full",
 };
 
 const char *const collect_unwind_names[SYM_UNWIND_NR] = {

@@ -17,6 +17,7 @@ struct sample_in {
 	size_t nr_upcs;
 	int32_t nr;			/* syscall number, -1 for none */
 	uint32_t wait;			/* enum lp_wait */
+	bool gil;			/* a syscall that waited for the GIL */
 	uint64_t cpu_samples;
 	uint64_t slow_syscalls, latency_ns, max_ns;
 	uint64_t blocked_ns, preempted_ns;
@@ -49,9 +50,11 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 	if (in->nr >= 0) {
 		sys_stat_name(in->nr, sys, sizeof(sys));
 		labels[nl++] = (struct profile_label){ .key = PROFILE_LABEL_SYSCALL, .str = sys };
+		/* the same futex, classed by what it waited for (src/gil.h) */
 		labels[nl++] = (struct profile_label){
 			.key = PROFILE_LABEL_CATEGORY,
-			.str = syscall_category_name(syscall_category(in->nr))
+			.str = syscall_category_name(in->gil ? SYSCALL_CATEGORY_GIL :
+						     syscall_category(in->nr))
 		};
 		labels[nl++] = (struct profile_label){
 			.key = SYSCALL_WAIT_LABEL,
@@ -201,6 +204,7 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 			.nr_upcs = e->nr_pcs,
 			.nr = e->key.nr,
 			.wait = e->key.wait,
+			.gil = e->key.gil,
 			.blocked_ns = e->sum.blocked_ns,
 			.preempted_ns = e->sum.preempted_ns,
 			.stall_ns = e->sum.stall_ns,
@@ -487,6 +491,41 @@ static int builder_track(struct builder *b)
 	return err;
 }
 
+struct builder_gil_arg {
+	struct gil_threads threads;
+	uint64_t period_ns;
+};
+
+static int builder_gil_one(void *arg, const void *key, const void *value)
+{
+	const struct lp_gil_key *k = key;
+	const struct lp_gil_thread *v = value;
+	struct builder_gil_arg *a = arg;
+	struct gil_thread t = {
+		.pid = k->tgid, .tid = k->tid, .waits = v->waits, .wait_ns = v->wait_ns,
+		.cpu_ns = v->samples * a->period_ns, .held_ns = v->held * a->period_ns,
+	};
+
+	return gil_threads_add(&a->threads, &t);
+}
+
+/* The Python threads' GIL waits and held time (bpf/gil.bpf.h) into metadata. */
+static int builder_gil(struct builder *b)
+{
+	struct builder_gil_arg a = { .period_ns = b->c->o.cli.modes.cpu ? b->period_ns : 0 };
+	struct collect_stats st;
+	int err;
+
+	if (!b->c->py)
+		return 0;
+	collect_get_stats(b->c, &st);
+	err = collect_map_each(b->c->skel->maps.gil_threads, builder_gil_one, &a);
+	if (!err)
+		err = gil_store(b->p, &a.threads, st.stat[LP_STAT_GIL_DROPPED]);
+	gil_threads_release(&a.threads);
+	return err;
+}
+
 /* The event-loop stalls into metadata, when the recording looked for them. */
 static int builder_stalls(struct builder *b)
 {
@@ -548,6 +587,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = builder_track(&b);
 	if (!err)
 		err = builder_stalls(&b);
+	if (!err)
+		err = builder_gil(&b);
 	if (!err)
 		err = builder_jit_meta(&b, &cols);
 	collect_free_stacks(c);

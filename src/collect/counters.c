@@ -58,6 +58,35 @@ static int counters_sys_spilled(void *arg, int nr, const struct sys_stat *st)
 	return 0;
 }
 
+static int counters_gil_entry(void *arg, const void *key, const void *value)
+{
+	const struct lp_gil_thread *g = value;
+
+	(void)key;
+	*(uint64_t *)arg += g->wait_ns;
+	return 0;
+}
+
+/*
+ * The Python threads' GIL waits so far (bpf/gil.bpf.h), which the futex
+ * statistics count in sync, as their own series: the map keeps every
+ * thread's for the whole recording, exited or not.
+ */
+static int counters_gil(struct collect *c, struct timeline_counters *out)
+{
+	uint64_t ns = 0;
+	int err;
+
+	if (!c->py)
+		return 0;
+	err = collect_map_each(c->skel->maps.gil_threads, counters_gil_entry, &ns);
+	if (ns > out->ns[TIMELINE_SERIES_SYNC])
+		ns = out->ns[TIMELINE_SERIES_SYNC];
+	out->ns[TIMELINE_SERIES_SYNC] -= ns;
+	out->ns[TIMELINE_SERIES_GIL] = ns;
+	return err;
+}
+
 int collect_counters(struct collect *c, struct timeline_counters *out)
 {
 	struct collect_stats st;
@@ -83,6 +112,8 @@ int collect_counters(struct collect *c, struct timeline_counters *out)
 	for (i = 0; i < TIMELINE_SERIES_NR; i++)
 		out->ns[i] += c->exited_ns[i];
 	out->opens += c->exited_opens;
+	if (!err)
+		err = counters_gil(c, out);
 	hashmap_release(&b.sys_idx);
 	free(b.sys.items);
 	return err;

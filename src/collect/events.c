@@ -90,6 +90,15 @@ static void tree_exit(struct collect *c, const struct lp_proc_event *e)
 }
 
 /*
+ * py_procs changed: the threads' copies of their process's GIL (struct
+ * lp_task's gil) are read again at their next futex call (bpf/gil.bpf.h).
+ */
+static void python_gil_changed(struct collect *c)
+{
+	__atomic_fetch_add(&c->skel->bss->lp_gil_epoch, 1, __ATOMIC_RELEASE);
+}
+
+/*
  * Look for a Python interpreter in (@pid, @gen) and let the BPF walk know.
  * Called at its first sight and with its samples, because libpython is
  * mapped after the exec that made the process (pystacks rate-limits).
@@ -107,6 +116,7 @@ void collect_python_probe(struct collect *c, pid_t pid, uint32_t gen, bool wait)
 		c->py_walked++;
 	else if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY))
 		pr_debug("pid %d: cannot walk Python frames: %s", pid, strerror(errno));
+	python_gil_changed(c);
 }
 
 /* The maps of (@pid, @gen) were re-read: libpython may be there now. */
@@ -147,6 +157,7 @@ static void python_forget(struct collect *c, pid_t pid, uint32_t gen)
 		bpf_map_update_elem(bpf_map__fd(c->skel->maps.py_procs), &key, &pp, BPF_ANY);
 	else if (!bpf_map_delete_elem(bpf_map__fd(c->skel->maps.py_procs), &key) && c->py_walked)
 		c->py_walked--;
+	python_gil_changed(c);
 }
 
 /* An event loop's stall: kept for the profile, or passed to serve's metrics. */
@@ -331,6 +342,7 @@ static int handle_ustack(struct collect *c, void *data, size_t size)
 	key.kind = e->kind;
 	key.nr = e->nr;
 	key.wait = e->flags >> LP_USTACK_WAIT_SHIFT & 3;
+	key.gil = !!(e->flags & LP_USTACK_GIL);
 	memcpy(key.comm, e->comm, sizeof(key.comm));
 	if (e->flags & LP_USTACK_IN_FLIGHT)
 		c->in_flight_reported++;

@@ -177,6 +177,8 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		strncpy((char *)s->rodata->cfg_comms[i], o->cli.comms.items[i], LP_COMM_LEN - 1);
 	s->rodata->cfg_unwind_dwarf = o->cli.unwind_dwarf;
 	s->rodata->cfg_python = c->py != NULL;
+	/* GIL waits and the held time ride on Python's walk (bpf/gil.bpf.h) */
+	s->rodata->cfg_gil = c->py != NULL;
 	s->rodata->cfg_bpf_loop = f->bpf_loop;
 	s->rodata->cfg_stack_size = o->cli.stack_size;
 	/*
@@ -229,6 +231,15 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		err = bpf_map__set_max_entries(s->maps.py_procs, 1);
 	if (!err && !c->py)
 		err = bpf_map__set_max_entries(s->maps.py_tstates, ncpu);
+	/*
+	 * An entry per Python thread of a GIL build, for the whole recording;
+	 * the CPU sampler adds to it, so allocated as they come only from 6.1
+	 */
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.gil_threads, c->py ?
+					       debug_max_entries(COLLECT_GIL_THREADS) : 1);
+	if (!err && f->alloc_on_use)
+		err = bpf_map__set_map_flags(s->maps.gil_threads, BPF_F_NO_PREALLOC);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.timed_samples, debug_max_entries(
 			o->cli.modes.offcpu || (!o->cli.unwind_dwarf && o->cli.modes.syscall) ?

@@ -32,6 +32,7 @@
 #include "latprof.skel.h"
 #include "src/lib/hashmap.h"
 #include "src/awaits.h"
+#include "src/gil.h"
 #include "src/iotrack.h"
 #include "src/procimg.h"
 #include "src/proctree.h"

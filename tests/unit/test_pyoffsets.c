@@ -535,6 +535,9 @@ static void check_common(const struct py_offsets *o)
 	CHECK(o->bytes_size == 16 && o->bytes_sval == 32);
 	CHECK(o->unicode_length == 16 && o->unicode_state == 32);
 	CHECK(o->unicode_ascii_size == 40 && o->unicode_compact_size == 56);
+	/* the GIL: interp->ceval.gil, a struct _gil_runtime_state of pthread locks */
+	CHECK(o->runtime_gil == -1 && o->interp_gil == 16);
+	CHECK(o->gil_size == 208 && o->gil_locked == 16 && o->gil_holder == 8);
 }
 
 static void check_debug_fixture(const struct debug_fixture *fx)
@@ -579,6 +582,18 @@ static void check_debug_fixture(const struct debug_fixture *fx)
 	CHECK(pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME, fx->version, &o) ==
 	      -EPROTONOSUPPORT);
 	m.bytes[16] = 0;
+	/* a GIL laid out otherwise (locked moved): no GIL offsets, frames still walked */
+	{
+		size_t at = 48 + (PY_MINOR(fx->version) == 13 ? 11 : 12) * 8;
+		uint64_t was, moved;
+
+		memcpy(&was, m.bytes + at, 8);
+		moved = was + 8;
+		memcpy(m.bytes + at, &moved, 8);
+		CHECK(!pyoffsets_from_debug(read_fixture, &m, FIXTURE_RUNTIME, fx->version, &o));
+		CHECK(o.interp_gil == -1 && o.gil_size == -1 && o.tstate_next == 8);
+		memcpy(m.bytes + at, &was, 8);
+	}
 	/* an offset past its struct's size: thread_state.next = its size */
 	memcpy(m.bytes + 24 + 24 + (PY_MINOR(fx->version) == 13 ? 13 : 16) * 8 + 16,
 	       m.bytes + 24 + 24 + (PY_MINOR(fx->version) == 13 ? 13 : 16) * 8, 8);

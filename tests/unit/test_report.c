@@ -258,12 +258,12 @@ static void add_interval(struct timeline *tl, struct timeline_counters *cur, uin
 
 static void add_timeline(struct profile *p)
 {
-	/* ms of CPU, file, network, sync, sleep, other in each interval */
+	/* ms of CPU, file, network, sync, gil, sleep, other in each interval */
 	static const uint64_t ms[4][TIMELINE_SERIES_NR] = {
-		{ 250, 10, 0, 0, 0, 0 },
-		{ 250, 10, 0, 60, 0, 0 },
-		{ 300, 10, 5, 0, 100, 0 },
-		{ 200, 0, 0, 0, 0, 20 },
+		{ 250, 10, 0, 0, 0, 0, 0 },
+		{ 250, 10, 0, 60, 0, 0, 0 },
+		{ 300, 10, 5, 0, 0, 100, 0 },
+		{ 200, 0, 0, 0, 0, 0, 20 },
 	};
 	struct timeline_counters cur = { { 0 } };
 	struct timeline tl;

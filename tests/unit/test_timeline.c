@@ -15,14 +15,15 @@
 
 static void check_delta(void)
 {
-	struct timeline_counters a = { .ns = { 10, 20, 30, 40, 50, 60 }, .opens = 5 };
-	struct timeline_counters b = { .ns = { 15, 20, 90, 40, 49, 61 }, .opens = 9 };
+	struct timeline_counters a = { .ns = { 10, 20, 30, 40, 0, 50, 60 }, .opens = 5 };
+	struct timeline_counters b = { .ns = { 15, 20, 90, 40, 7, 49, 61 }, .opens = 9 };
 	struct timeline_counters d;
 
 	timeline_counters_delta(&a, &b, &d);
 	CHECK(d.ns[TIMELINE_SERIES_CPU] == 5);
 	CHECK(d.ns[TIMELINE_SERIES_FILE] == 0);
 	CHECK(d.ns[TIMELINE_SERIES_NETWORK] == 60);
+	CHECK(d.ns[TIMELINE_SERIES_GIL] == 7);
 	CHECK(d.ns[TIMELINE_SERIES_SLEEP] == 0);	/* a counter going down gives 0 */
 	CHECK(d.ns[TIMELINE_SERIES_OTHER] == 1);
 	CHECK(d.opens == 4);
