@@ -4,7 +4,7 @@
  * asyncio structures found once (the AsyncioDebug section, which 3.14
  * maps only when asyncio is imported: looked for again every second
  * until then), then a walk of its tasks each period. A walk's own time
- * paces the next: at most AWAITS_MAX_SHARE of the time goes to walking,
+ * paces the next: at most 1/AWAITS_MAX_SHARE of the time goes to walking,
  * and each walk charges the time since the last, so a slower pace moves
  * no time, it only samples more coarsely.
  */
@@ -35,7 +35,7 @@
 #define AWAITS_FIND_FIRST_NS (2 * NSEC_PER_SEC)
 #define AWAITS_FIND_FIRST_EVERY_NS (NSEC_PER_SEC / 100)
 #define AWAITS_FIND_EVERY_NS NSEC_PER_SEC
-#define AWAITS_MAX_SHARE 20			/* walks take 1/20 of the time at most */
+#define AWAITS_MAX_SHARE 50			/* walks take 1/50 of the time at most */
 #define AWAITS_MAX_GAP_NS NSEC_PER_SEC		/* longest time one walk charges */
 #define AWAITS_MAX_TASKS 4096			/* tasks looked at per process and walk */
 /*
@@ -109,6 +109,7 @@ struct awaits *awaits_new(struct pystacks *ps, struct stackagg *agg, unsigned in
 
 static void proc_free_maps(struct aw_proc *p)
 {
+	pyasync_release(&p->pa);
 	hashmap_release(&p->names);
 	hashmap_release(&p->distinct);
 	hashmap_release(&p->comms);
@@ -214,7 +215,8 @@ static void proc_find(struct awaits *a, struct aw_proc *p)
 		return;
 	}
 	p->pa = (struct pyasync){
-		.read = py_read_process, .arg = (void *)(intptr_t)p->pid,
+		.read = py_read_process, .readv = py_readv_process,
+		.arg = (void *)(intptr_t)p->pid,
 		.version = in->version, .runtime = in->runtime, .off = in->off,
 		.types = in->types,
 	};
@@ -344,7 +346,8 @@ static void charge(void *arg, const struct pyasync_task *t)
 
 static void proc_walk(struct awaits *a, struct aw_proc *p, uint64_t now)
 {
-	uint64_t took, start = now_ns();
+	/* its CPU time, not the wall's: a busy machine's preemption is no cost of ours */
+	uint64_t took, start = thread_cpu_ns();
 	int err;
 
 	a->cur = p;
@@ -366,7 +369,7 @@ static void proc_walk(struct awaits *a, struct aw_proc *p, uint64_t now)
 		proc_done(p, "");	/* gone: its exit event follows */
 	else if (err)
 		p->st.unreadable++;
-	took = now_ns() - start;
+	took = thread_cpu_ns() - start;
 	p->walks++;
 	a->walks++;
 	a->walk_ns += took;

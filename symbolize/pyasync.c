@@ -140,64 +140,102 @@ static uint64_t untag(uint64_t v)
 }
 
 /*
- * The await chain of the task whose coroutine is @coro into @t; false when
- * the task is not suspended (running, done) or its coroutine unreadable.
- * A chain deeper than PYASYNC_MAX_FRAMES keeps its innermost frames. One
- * read per coroutine, and one for what the innermost awaits (its type ends
- * the chain).
+ * The await chains of the tasks a walk found are followed together, a
+ * coroutine of each task a step, each step one batch read of all of them
+ * (a process_vm_readv of up to PYASYNC_BATCH pieces: a read costs the same
+ * for one object as for hundreds). A coroutine is read with what follows
+ * it, its value stack among it, so what it awaits is usually in the same
+ * read; the next step reads that, and its type (a coroutine's, or not: a
+ * Future, another Task) says whether the chain goes on.
  */
-static bool chain(const struct pyasync *a, uint64_t coro, struct pyasync_task *t)
+#define PYASYNC_BATCH 256
+
+struct pending {
+	struct pyasync_task t;
+	uint64_t coro;			/* the next object of the chain to read; 0: done */
+	uint64_t type;			/* the chain's coroutine type */
+	uint32_t depth;			/* coroutines so far (frames[] keeps the last ones) */
+};
+
+struct batch {
+	struct pending items[PYASYNC_BATCH];
+	uint8_t bufs[PYASYNC_BATCH][PYASYNC_OBJ_READ];
+	size_t got[PYASYNC_BATCH];	/* bytes read of each; 0: unreadable */
+	struct py_iov iov[PYASYNC_BATCH];
+	size_t nr;
+};
+
+/* Read the objects of the pending chains (@idx[0..n)) into their buffers. */
+static void batch_read(const struct pyasync *a, struct batch *b, const size_t *idx, size_t n)
 {
-	struct pyasync_frame all[PYASYNC_MAX_DEPTH];
-	uint8_t buf[PYASYNC_OBJ_READ];
-	size_t got, len = (size_t)a->gen.gen_iframe + (size_t)a->gen.frame_size;
-	uint64_t type = 0, slot, awaited;
-	enum coro_state state;
-	uint32_t n = 0, i, skip;
+	size_t len = (size_t)a->gen.gen_iframe + (size_t)a->gen.frame_size, i, done = 0;
+	int got;
 
-	while (coro && n < PYASYNC_MAX_DEPTH) {
-		const uint8_t *frame = buf + a->gen.gen_iframe;
-
+	for (i = 0; i < n; i++)
+		b->iov[i] = (struct py_iov){ .addr = b->items[idx[i]].coro,
+					     .buf = b->bufs[idx[i]], .len = PYASYNC_OBJ_READ };
+	while (done < n) {
+		got = a->readv ? a->readv(a->arg, b->iov + done, n - done) : 0;
+		for (i = 0; got > 0 && i < (size_t)got; i++)
+			b->got[idx[done + i]] = PYASYNC_OBJ_READ;
+		done += got > 0 ? (size_t)got : 0;
+		if (done >= n)
+			break;
 		/*
-		 * The coroutine with what follows it, its value stack among it,
-		 * in one read; where that would cross into memory not mapped,
-		 * the coroutine alone.
+		 * The first the batch could not read whole (or no batch reads):
+		 * alone, and where the object and what follows it would cross
+		 * into memory not mapped, the object alone.
 		 */
-		got = sizeof(buf);
-		if (a->read(a->arg, coro, buf, got)) {
-			got = len;
-			if (a->read(a->arg, coro, buf, got))
-				break;
-		}
-		/* what a coroutine awaits goes on the chain when it is one too */
-		if (n && buf_u64(buf, a->off.object_type) != type)
-			break;
-		type = buf_u64(buf, a->off.object_type);
-		state = coro_state(a->version, (int8_t)buf[a->gen.gen_frame_state]);
-		if (state == CORO_OTHER)
-			break;
-		all[n].code = untag(buf_u64(frame, a->off.frame_code));
-		all[n].instr = buf_u64(frame, a->off.frame_instr);
-		n++;
-		if (state != CORO_AWAITING)
-			break;
-		/* what it awaits, on its value stack */
-		slot = untag(buf_u64(frame, a->gen.frame_stackpointer)) - 8 * awaited_slot(a->version);
-		if (slot >= coro && slot - coro <= got - 8)
-			awaited = buf_u64(buf, (int32_t)(slot - coro));
-		else if (read_ptr(a, slot, &awaited))
-			break;
-		coro = untag(awaited);
+		i = idx[done];
+		b->got[i] = !a->read(a->arg, b->items[i].coro, b->bufs[i], PYASYNC_OBJ_READ) ?
+			    PYASYNC_OBJ_READ :
+			    !a->read(a->arg, b->items[i].coro, b->bufs[i], len) ? len : 0;
+		done++;
 	}
-	if (!n)
-		return false;
-	/* read outermost first: innermost first, as stacks are kept */
-	skip = n > PYASYNC_MAX_FRAMES ? n - PYASYNC_MAX_FRAMES : 0;
-	t->truncated = skip > 0;
-	for (i = 0; i + skip < n; i++)
-		t->frames[i] = all[n - 1 - i];
-	t->nr = n - skip;
-	return true;
+}
+
+/* One step of chain @p from the object read into @buf (@got bytes). */
+static void chain_step(const struct pyasync *a, struct pending *p, const uint8_t *buf, size_t got)
+{
+	const uint8_t *frame = buf + a->gen.gen_iframe;
+	uint64_t coro = p->coro, slot, awaited;
+	enum coro_state state;
+
+	p->coro = 0;
+	/* what a coroutine awaits goes on the chain when it is one too */
+	if (!got || (p->depth && buf_u64(buf, a->off.object_type) != p->type))
+		return;
+	p->type = buf_u64(buf, a->off.object_type);
+	state = coro_state(a->version, (int8_t)buf[a->gen.gen_frame_state]);
+	if (state == CORO_OTHER)
+		return;
+	p->t.frames[p->depth % PYASYNC_MAX_FRAMES] = (struct pyasync_frame){
+		.code = untag(buf_u64(frame, a->off.frame_code)),
+		.instr = buf_u64(frame, a->off.frame_instr),
+	};
+	p->depth++;
+	if (state != CORO_AWAITING || p->depth >= PYASYNC_MAX_DEPTH)
+		return;
+	/* what it awaits, on its value stack */
+	slot = untag(buf_u64(frame, a->gen.frame_stackpointer)) - 8 * awaited_slot(a->version);
+	if (slot >= coro && slot - coro <= got - 8)
+		awaited = buf_u64(buf, (int32_t)(slot - coro));
+	else if (read_ptr(a, slot, &awaited))
+		return;
+	p->coro = untag(awaited);
+}
+
+/* A chain's frames, read outermost first in a ring, innermost first in @t. */
+static void chain_finish(struct pending *p)
+{
+	struct pyasync_frame ring[PYASYNC_MAX_FRAMES];
+	uint32_t n = p->depth < PYASYNC_MAX_FRAMES ? p->depth : PYASYNC_MAX_FRAMES, i;
+
+	memcpy(ring, p->t.frames, sizeof(ring));
+	for (i = 0; i < n; i++)
+		p->t.frames[i] = ring[(p->depth - 1 - i) % PYASYNC_MAX_FRAMES];
+	p->t.nr = n;
+	p->t.truncated = p->depth > PYASYNC_MAX_FRAMES;
 }
 
 /* Is @task one that some thread is running now? */
@@ -211,7 +249,7 @@ static bool is_running(const uint64_t *running, size_t nr, uint64_t task)
 	return false;
 }
 
-struct walk {
+struct pyasync_walk {
 	const struct pyasync *a;
 	uint32_t budget;		/* tasks still to look at */
 	pyasync_task_fn fn;
@@ -221,10 +259,40 @@ struct walk {
 	size_t nr_running;
 	uint64_t states[PYASYNC_MAX_THREADS];	/* the thread states */
 	uint64_t tids[PYASYNC_MAX_THREADS];
+	struct batch batch;			/* suspended tasks whose chains are read */
 };
 
+/* Follow the chains of the batch's tasks to their ends, then hand each over. */
+static void batch_flush(struct pyasync_walk *w)
+{
+	struct batch *b = &w->batch;
+	size_t idx[PYASYNC_BATCH], i, n;
+
+	do {
+		for (i = n = 0; i < b->nr; i++)
+			if (b->items[i].coro)
+				idx[n++] = i;
+		batch_read(w->a, b, idx, n);
+		for (i = 0; i < n; i++)
+			chain_step(w->a, &b->items[idx[i]], b->bufs[idx[i]], b->got[idx[i]]);
+	} while (n);
+	for (i = 0; i < b->nr; i++) {
+		struct pending *p = &b->items[i];
+
+		if (!p->depth) {	/* running elsewhere, done, or unreadable */
+			w->st->running++;
+			continue;
+		}
+		chain_finish(p);
+		w->st->suspended++;
+		w->st->truncated += p->t.truncated;
+		w->fn(w->arg, &p->t);
+	}
+	b->nr = 0;
+}
+
 /* The tasks of the list at @head (an llist_node whose next comes first). */
-static void walk_list(struct walk *w, uint64_t head, uint32_t tid)
+static void walk_list(struct pyasync_walk *w, uint64_t head, uint32_t tid)
 {
 	const struct pyasync *a = w->a;
 	uint8_t task[PYASYNC_OBJ_READ];
@@ -257,31 +325,45 @@ static void walk_list(struct walk *w, uint64_t head, uint32_t tid)
 		if (!task[a->aio.task_is_task] || !coro)
 			continue;
 		t.name = untag(buf_u64(task, a->aio.task_name));
-		if (is_running(w->running, w->nr_running, t.addr) || !chain(a, coro, &t)) {
+		if (is_running(w->running, w->nr_running, t.addr)) {
 			w->st->running++;
 			continue;
 		}
-		w->st->suspended++;
-		w->st->truncated += t.truncated;
-		w->fn(w->arg, &t);
+		w->batch.items[w->batch.nr++] = (struct pending){ .t = t, .coro = coro };
+		if (w->batch.nr == PYASYNC_BATCH)
+			batch_flush(w);
 	}
 }
 
-int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void *arg,
+void pyasync_release(struct pyasync *a)
+{
+	free(a->scratch);
+	a->scratch = NULL;
+}
+
+int pyasync_walk(struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void *arg,
 		 struct pyasync_stats *st)
 {
-	struct walk *w = calloc(1, sizeof(*w));
+	struct pyasync_walk *w;
 	uint64_t interp, ts;
 	size_t i, nr = 0;
 	int err;
 
+	if (pyasync_check(a))
+		return -EINVAL;
+	/* 400 KB: kept for the next walk, not mapped and faulted in anew each time */
+	if (!a->scratch)
+		a->scratch = malloc(sizeof(*a->scratch));
+	w = a->scratch;
 	if (!w)
 		return -ENOMEM;
-	if (pyasync_check(a)) {
-		free(w);
-		return -EINVAL;
-	}
-	*w = (struct walk){ .a = a, .budget = max_tasks, .fn = fn, .arg = arg, .st = st };
+	w->a = a;
+	w->budget = max_tasks;
+	w->fn = fn;
+	w->arg = arg;
+	w->st = st;
+	w->nr_running = 0;
+	w->batch.nr = 0;
 	err = read_ptr(a, a->runtime + a->off.runtime_interp_head, &interp);
 	if (!err && !interp)
 		err = -ENOENT;
@@ -307,7 +389,8 @@ int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn
 		walk_list(w, w->states[i] + a->aio.tstate_tasks_head, (uint32_t)w->tids[i]);
 	if (!err)
 		walk_list(w, interp + a->aio.interp_tasks_head, 0);
-	free(w);
+	if (!err)
+		batch_flush(w);
 	return err;
 }
 

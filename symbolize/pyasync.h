@@ -51,6 +51,7 @@ int pyasync_offsets_read(py_read_fn read, void *arg, uint64_t addr, uint64_t siz
 /* One process's interpreter, as the walk needs it. */
 struct pyasync {
 	py_read_fn read;
+	py_readv_fn readv;		/* NULL: one read at a time */
 	void *arg;
 	uint32_t version;
 	uint64_t runtime;		/* &_PyRuntime */
@@ -58,6 +59,8 @@ struct pyasync {
 	struct py_types types;
 	struct py_gen_offsets gen;
 	struct pyasync_offsets aio;
+	struct pyasync_walk *scratch;	/* the walks' memory, kept between them:
+					 * pyasync_release frees it */
 };
 
 #define PYASYNC_MAX_FRAMES 32		/* coroutines of one await chain kept */
@@ -107,8 +110,11 @@ typedef void (*pyasync_task_fn)(void *arg, const struct pyasync_task *t);
  * -ENOMEM, or the first read's -errno when not even the interpreter could
  * be read (-ESRCH: the process is gone).
  */
-int pyasync_walk(const struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void *arg,
+int pyasync_walk(struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void *arg,
 		 struct pyasync_stats *st);
+
+/* Free the memory @a's walks kept (a->scratch). */
+void pyasync_release(struct pyasync *a);
 
 /*
  * The name of a task from its name object @obj: a str as it is, an int N

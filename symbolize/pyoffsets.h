@@ -114,6 +114,20 @@ struct py_offsets {
  */
 typedef int (*py_read_fn)(void *arg, uint64_t addr, void *buf, size_t len);
 
+/* One read of a batch: @len bytes at @addr of the target into @buf. */
+struct py_iov {
+	uint64_t addr;
+	void *buf;
+	size_t len;
+};
+
+/*
+ * Reads @n pieces of the target's memory at once, in order, up to the first
+ * that cannot be read whole. Returns how many were (0..@n), or -errno when
+ * the read itself failed (-ESRCH: the process is gone).
+ */
+typedef int (*py_readv_fn)(void *arg, const struct py_iov *iov, size_t n);
+
 /*
  * The offsets of @version from the DWARF @dw of its interpreter (the
  * executable or libpython, or their separate debuginfo), including the

@@ -168,6 +168,30 @@ int py_read_process(void *arg, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
+int py_readv_process(void *arg, const struct py_iov *iov, size_t n)
+{
+	struct iovec local[1024], remote[1024];
+	size_t i, done;
+	ssize_t got;
+
+	if (!n)
+		return 0;
+	if (n > 1024)
+		n = 1024;
+	for (i = 0; i < n; i++) {
+		local[i] = (struct iovec){ .iov_base = iov[i].buf, .iov_len = iov[i].len };
+		remote[i] = (struct iovec){ .iov_base = (void *)(uintptr_t)iov[i].addr,
+					    .iov_len = iov[i].len };
+	}
+	got = process_vm_readv((pid_t)(intptr_t)arg, local, n, remote, n, 0);
+	if (got < 0)
+		return errno == EFAULT ? 0 : -errno;
+	/* the transfer stops at the first piece it cannot read whole */
+	for (done = 0; done < n && (size_t)got >= iov[done].len; done++)
+		got -= iov[done].len;
+	return (int)done;
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');

@@ -254,6 +254,11 @@ uint64_t now_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+uint64_t thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 uint64_t wall_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);

@@ -112,6 +112,8 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* CLOCK_MONOTONIC / CLOCK_REALTIME in nanoseconds. Cannot fail. */
 uint64_t now_ns(void);
+/* CLOCK_THREAD_CPUTIME_ID in ns: the calling thread's CPU time. */
+uint64_t thread_cpu_ns(void);
 uint64_t wall_ns(void);
 
 /*

@@ -12,6 +12,7 @@
  * list that loops back on itself bounded, offsets that do not fit refused.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,16 @@ static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
 		return -EFAULT;
 	memcpy(buf, mem + (addr - MEM_BASE), len);
 	return 0;
+}
+
+/* read_mem for each piece, up to the first that fails: a py_readv_fn */
+static int readv_mem(void *arg, const struct py_iov *iov, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !read_mem(arg, iov[i].addr, iov[i].buf, iov[i].len); i++)
+		;
+	return (int)i;
 }
 
 static void put64(uint64_t addr, uint64_t v)
@@ -191,13 +202,15 @@ static void seen_task(void *arg, const struct pyasync_task *t)
 	s->t = *t;
 }
 
-static void test_walk(uint32_t version, int8_t yield_from, int8_t suspended, unsigned int slot)
+static void test_walk(uint32_t version, int8_t yield_from, int8_t suspended, unsigned int slot,
+		      bool batched)
 {
 	struct pyasync a = fake_layout(version);
 	struct pyasync_stats st = { 0 };
 	struct seen s = { 0 };
 
 	make_image(yield_from, slot);
+	a.readv = batched ? readv_mem : NULL;
 	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == 0);
 	CHECK(s.nr == 1 && st.tasks == 2 && st.running == 1 && st.suspended == 1);
 	CHECK(s.t.addr == TA && s.t.tid == 77 && s.t.name == MEM_BASE + 0xa00);
@@ -224,6 +237,7 @@ static void test_walk(uint32_t version, int8_t yield_from, int8_t suspended, uns
 	CHECK(st.tasks == 100 && st.cut > 0);
 
 	/* offsets that do not fit what is read */
+	pyasync_release(&a);
 	a.off.frame_code = 0x30;
 	CHECK(pyasync_check(&a) == -EINVAL);
 	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == -EINVAL);
@@ -238,7 +252,9 @@ int main(void)
 {
 	test_sections();
 	test_names();
-	test_walk(PY_VERSION_OF(3, 14, 8), -1, -2, 1);
-	test_walk(PY_VERSION_OF(3, 15, 0), 2, 1, 2);
+	test_walk(PY_VERSION_OF(3, 14, 8), -1, -2, 1, false);
+	test_walk(PY_VERSION_OF(3, 15, 0), 2, 1, 2, false);
+	test_walk(PY_VERSION_OF(3, 14, 8), -1, -2, 1, true);
+	test_walk(PY_VERSION_OF(3, 15, 0), 2, 1, 2, true);
 	return check_exit();
 }
