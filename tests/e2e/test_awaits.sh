@@ -68,7 +68,8 @@ for line in open(sys.argv[1]):
         continue
     reqs += int(w)
     i = frames.index("[task %s]" % task[0])
-    if frames[i + 1].startswith("handle_request (") and frames[i + 2].startswith("call_backend ("):
+    if frames[i + 1:i + 3] and frames[i + 1].startswith("handle_request (") and \
+            frames[i + 2:i + 3] and frames[i + 2].startswith("call_backend ("):
         per[task[0]] += int(w)
 bad = []
 if since is None:
