@@ -354,8 +354,10 @@ static int prom_gil(FILE *out, const struct profile *p)
 	struct gil_threads g = { 0 };
 	int err = gil_load(p, &g);
 
-	if (err)
+	if (err) {
+		gil_threads_release(&g);	/* what a failed load filled in */
 		return err == -ENOENT ? 0 : err;
+	}
 	prom_family(out, "latprof_gil_wait_seconds_total", "counter",
 		    "Time Python threads waited to take the GIL (futex waits on it), per process.");
 	prom_gil_family(out, p, &g, "latprof_gil_wait_seconds_total", false);

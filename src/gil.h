@@ -10,8 +10,8 @@
  * waits are also syscall time of futex: the report and exports move them
  * from the "sync" category to "gil".
  *
- * Metadata: "gil.threads" (their number), "gil.dropped" (threads whose
- * times were not kept: the map was full) and records
+ * Metadata: "gil.threads" (their number), "gil.dropped" (waits and samples
+ * not kept: the kernel's map of threads was full) and records
  * "pid,tid,waits,wait_ns,cpu_ns,held_ns" in gil.N (src/metarecords.h),
  * present only when the recording saw a Python thread with a GIL. This
  * module stores, loads and sums the list; it detects nothing.

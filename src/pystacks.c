@@ -29,8 +29,8 @@
 #define PROBE_PENDING_DELAY_NS (1000 * 1000ULL)
 #define PROBE_PENDING_NS (10 * NSEC_PER_SEC)
 /*
- * an interpreter whose GIL is not made yet (3.8 makes it at the first
- * thread): a few reads of its memory, so soon and often
+ * an interpreter whose GIL is not made yet (found before Py_Initialize
+ * made it): a few reads of its memory, so soon and often
  */
 #define GIL_FIRST_DELAY_NS (1000 * 1000ULL)
 #define GIL_MAX_DELAY_NS (100 * 1000 * 1000ULL)

@@ -41,7 +41,7 @@ int report_gil(FILE *out, const struct report_opts *o, const struct profile *p)
 	fprintf(out, "  %zu threads: %s waiting (%" PRIu64 " waits), %s holding\n", g.nr, t[0],
 		waits, t[1]);
 	if (profile_get_meta_u64(p, "gil.dropped"))
-		fprintf(out, "  (%" PRIu64 " more threads not kept)\n",
+		fprintf(out, "  (%" PRIu64 " waits or samples not kept: the kernel's map was full)\n",
 			profile_get_meta_u64(p, "gil.dropped"));
 	fprintf(out, "      pid      tid    waits  waiting  %%rec  holding   on CPU\n");
 	for (i = 0; i < g.nr && i < REPORT_GIL_THREADS; i++) {

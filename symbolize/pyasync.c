@@ -19,6 +19,8 @@
 #define PYASYNC_OBJ_READ 1024
 /* No struct member lies further in than this (PyInterpreterState is 220 KiB). */
 #define PYASYNC_OFFSET_MAX (4 << 20)
+/* Interpreters followed to the main one, at most. */
+#define PYASYNC_MAX_INTERPS 64
 /* Tasks followed along one list before it is taken for corrupt. */
 #define PYASYNC_MAX_LIST 65536
 
@@ -165,8 +167,12 @@ struct batch {
 	size_t nr;
 };
 
-/* Read the objects of the pending chains (@idx[0..n)) into their buffers. */
-static void batch_read(const struct pyasync *a, struct batch *b, const size_t *idx, size_t n)
+/*
+ * Read the objects of the pending chains (@idx[0..n)) into their buffers.
+ * 0, or the batch read's -errno (-ESRCH: the process is gone; then none
+ * is read).
+ */
+static int batch_read(const struct pyasync *a, struct batch *b, const size_t *idx, size_t n)
 {
 	size_t len = (size_t)a->gen.gen_iframe + (size_t)a->gen.frame_size, i, done = 0;
 	int got;
@@ -176,9 +182,14 @@ static void batch_read(const struct pyasync *a, struct batch *b, const size_t *i
 					     .buf = b->bufs[idx[i]], .len = PYASYNC_OBJ_READ };
 	while (done < n) {
 		got = a->readv ? a->readv(a->arg, b->iov + done, n - done) : 0;
-		for (i = 0; got > 0 && i < (size_t)got; i++)
+		if (got < 0) {
+			for (i = done; i < n; i++)
+				b->got[idx[i]] = 0;
+			return got;
+		}
+		for (i = 0; i < (size_t)got; i++)
 			b->got[idx[done + i]] = PYASYNC_OBJ_READ;
-		done += got > 0 ? (size_t)got : 0;
+		done += (size_t)got;
 		if (done >= n)
 			break;
 		/*
@@ -192,6 +203,7 @@ static void batch_read(const struct pyasync *a, struct batch *b, const size_t *i
 			    !a->read(a->arg, b->items[i].coro, b->bufs[i], len) ? len : 0;
 		done++;
 	}
+	return 0;
 }
 
 /* One step of chain @p from the object read into @buf (@got bytes). */
@@ -260,19 +272,28 @@ struct pyasync_walk {
 	uint64_t states[PYASYNC_MAX_THREADS];	/* the thread states */
 	uint64_t tids[PYASYNC_MAX_THREADS];
 	struct batch batch;			/* suspended tasks whose chains are read */
+	int err;				/* a batch read's, ends the walk */
 };
 
-/* Follow the chains of the batch's tasks to their ends, then hand each over. */
-static void batch_flush(struct pyasync_walk *w)
+/*
+ * Follow the chains of the batch's tasks to their ends, then hand each
+ * over. 0, or the batch read's -errno (nothing handed over).
+ */
+static int batch_flush(struct pyasync_walk *w)
 {
 	struct batch *b = &w->batch;
 	size_t idx[PYASYNC_BATCH], i, n;
+	int err;
 
 	do {
 		for (i = n = 0; i < b->nr; i++)
 			if (b->items[i].coro)
 				idx[n++] = i;
-		batch_read(w->a, b, idx, n);
+		err = batch_read(w->a, b, idx, n);
+		if (err) {
+			b->nr = 0;
+			return err;
+		}
 		for (i = 0; i < n; i++)
 			chain_step(w->a, &b->items[idx[i]], b->bufs[idx[i]], b->got[idx[i]]);
 	} while (n);
@@ -289,6 +310,7 @@ static void batch_flush(struct pyasync_walk *w)
 		w->fn(w->arg, &p->t);
 	}
 	b->nr = 0;
+	return 0;
 }
 
 /* The tasks of the list at @head (an llist_node whose next comes first). */
@@ -303,7 +325,7 @@ static void walk_list(struct pyasync_walk *w, uint64_t head, uint32_t tid)
 		w->st->unreadable++;
 		return;
 	}
-	for (n = 0; node && node != head && n < PYASYNC_MAX_LIST; n++) {
+	for (n = 0; node && node != head && n < PYASYNC_MAX_LIST && !w->err; n++) {
 		struct pyasync_task t = { .tid = tid };
 		uint64_t coro;
 
@@ -331,7 +353,7 @@ static void walk_list(struct pyasync_walk *w, uint64_t head, uint32_t tid)
 		}
 		w->batch.items[w->batch.nr++] = (struct pending){ .t = t, .coro = coro };
 		if (w->batch.nr == PYASYNC_BATCH)
-			batch_flush(w);
+			w->err = batch_flush(w);
 	}
 }
 
@@ -364,9 +386,18 @@ int pyasync_walk(struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void
 	w->st = st;
 	w->nr_running = 0;
 	w->batch.nr = 0;
+	w->err = 0;
 	err = read_ptr(a, a->runtime + a->off.runtime_interp_head, &interp);
 	if (!err && !interp)
 		err = -ENOENT;
+	/* the list's head is the newest interpreter: the main one is its last */
+	for (i = 0; !err && i < PYASYNC_MAX_INTERPS; i++) {
+		uint64_t next;
+
+		if (read_ptr(a, interp + a->gen.interp_next, &next) || !next)
+			break;
+		interp = next;
+	}
 	if (!err)
 		err = read_ptr(a, interp + a->off.interp_threads_head, &ts);
 	/* the running task of every thread first: those are not waiting */
@@ -390,7 +421,7 @@ int pyasync_walk(struct pyasync *a, uint32_t max_tasks, pyasync_task_fn fn, void
 	if (!err)
 		walk_list(w, interp + a->aio.interp_tasks_head, 0);
 	if (!err)
-		batch_flush(w);
+		err = w->err ? w->err : batch_flush(w);
 	return err;
 }
 

@@ -178,6 +178,7 @@ struct py_gen_offsets {
 	int32_t type_flags;		/* PyTypeObject.tp_flags */
 	int32_t long_tag;		/* PyLongObject: lv_tag (digits << 3 | sign) */
 	int32_t long_digit;		/* ob_digit[0] (30-bit digits) */
+	int32_t interp_next;		/* PyInterpreterState.next: the main one is last */
 };
 
 /*

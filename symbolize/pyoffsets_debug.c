@@ -429,6 +429,7 @@ int pyoffsets_gen_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint3
 	} d;
 	struct debug_gen_object gen;
 	uint64_t at, frame_size, stackpointer, type_size, tp_flags, long_size, lv_tag, ob_digit;
+	uint64_t interp_size, interp_next;
 	struct py_gen_offsets r;
 	uint32_t carried;
 	bool free_threaded;
@@ -453,6 +454,8 @@ int pyoffsets_gen_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint3
 		long_size = d.v14.long_object.size;
 		lv_tag = d.v14.long_object.lv_tag;
 		ob_digit = d.v14.long_object.ob_digit;
+		interp_size = d.v14.interpreter_state.size;
+		interp_next = d.v14.interpreter_state.next;
 	} else {
 		err = read(arg, runtime, &d.v15, sizeof(d.v15));
 		at = sizeof(d.v15) + 5 * sizeof(uint64_t);
@@ -463,6 +466,8 @@ int pyoffsets_gen_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint3
 		long_size = d.v15.long_object.size;
 		lv_tag = d.v15.long_object.lv_tag;
 		ob_digit = d.v15.long_object.ob_digit;
+		interp_size = d.v15.interpreter_state.size;
+		interp_next = d.v15.interpreter_state.next;
 	}
 	if (!err)
 		err = read(arg, runtime + at, &gen, sizeof(gen));
@@ -479,6 +484,8 @@ int pyoffsets_gen_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint3
 	err |= put(&r.type_flags, tp_flags, type_size);
 	err |= put(&r.long_tag, lv_tag, long_size);
 	err |= put(&r.long_digit, ob_digit, long_size);
+	err |= interp_size > (4 << 20) || interp_next >= interp_size;
+	r.interp_next = (int32_t)interp_next;
 	/* the frame is embedded in the generator: it must fit there */
 	if (err || (uint64_t)r.gen_iframe + frame_size > gen.size)
 		return -EINVAL;

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -170,26 +171,43 @@ int py_read_process(void *arg, uint64_t addr, void *buf, size_t len)
 
 int py_readv_process(void *arg, const struct py_iov *iov, size_t n)
 {
-	struct iovec local[1024], remote[1024];
-	size_t i, done;
-	ssize_t got;
+	struct iovec *local, *remote;
+	size_t i, done = 0;
+	ssize_t got = 0;
+	int err = 0;
 
 	if (!n)
 		return 0;
-	if (n > 1024)
-		n = 1024;
+	local = malloc(n * sizeof(*local));
+	remote = malloc(n * sizeof(*remote));
+	if (!local || !remote) {
+		free(local);
+		free(remote);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		local[i] = (struct iovec){ .iov_base = iov[i].buf, .iov_len = iov[i].len };
 		remote[i] = (struct iovec){ .iov_base = (void *)(uintptr_t)iov[i].addr,
 					    .iov_len = iov[i].len };
 	}
-	got = process_vm_readv((pid_t)(intptr_t)arg, local, n, remote, n, 0);
-	if (got < 0)
-		return errno == EFAULT ? 0 : -errno;
-	/* the transfer stops at the first piece it cannot read whole */
-	for (done = 0; done < n && (size_t)got >= iov[done].len; done++)
-		got -= iov[done].len;
-	return (int)done;
+	/* IOV_MAX pieces a call; the transfer stops at the first it cannot read whole */
+	while (done < n && !err) {
+		size_t k = n - done < IOV_MAX ? n - done : IOV_MAX, whole;
+
+		got = process_vm_readv((pid_t)(intptr_t)arg, local + done, k, remote + done, k, 0);
+		if (got < 0) {
+			err = errno == EFAULT ? 1 : -errno;
+			break;
+		}
+		for (whole = 0; whole < k && (size_t)got >= iov[done + whole].len; whole++)
+			got -= iov[done + whole].len;
+		done += whole;
+		if (whole < k)
+			break;
+	}
+	free(local);
+	free(remote);
+	return err < 0 ? err : (int)done;
 }
 
 static const char *base_name(const char *path)

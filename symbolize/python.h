@@ -93,7 +93,7 @@ int py_find_section(int pid, const char *name, const char *file_part, uint64_t *
 /* A py_read_fn over process @arg (a pid cast to a pointer), by process_vm_readv. */
 int py_read_process(void *arg, uint64_t addr, void *buf, size_t len);
 
-/* A py_readv_fn over process @arg: one process_vm_readv for up to 1024 pieces. */
+/* A py_readv_fn over process @arg: one process_vm_readv per IOV_MAX pieces. */
 int py_readv_process(void *arg, const struct py_iov *iov, size_t n);
 
 #endif

@@ -9,7 +9,7 @@
 # (time.thread_time_ns); wall - CPU is the time it did not run, which for
 # two pure-Python threads on a GIL build is their wait for the GIL (and
 # whatever else kept them off a CPU of this shared machine). Per
-# interpreter: pyenv's 3.8 (the GIL made at the first thread), 3.12 and
+# interpreter: pyenv's 3.8, 3.12 and
 # 3.13 (DWARF), Debian's python3.11 and Debian testing's stripped
 # python3.14 and python3.15 in a chroot (tests/pyroot/mkroot.sh; their
 # _Py_DebugOffsets; a /proc mounted in a mount namespace of the run's own),

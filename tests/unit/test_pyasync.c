@@ -9,14 +9,21 @@
  * The walk over a small image of a process (3.14's and 3.15's frame state
  * numbers and awaited slot): the running task left out, a suspended one's
  * chain innermost first and untagged, a chain through a Future ended, a
- * list that loops back on itself bounded, offsets that do not fit refused.
+ * list that loops back on itself bounded, offsets that do not fit refused,
+ * the main interpreter found at the end of the list, a coroutine at the
+ * end of mapped memory read alone. py_readv_process on this process: whole
+ * pieces up to one across a PROT_NONE page.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "symbolize/pyasync.h"
+#include "symbolize/python.h"
 #include "tests/unit/check.h"
 
 /* A flat image of target memory at MEM_BASE. */
@@ -132,6 +139,8 @@ enum {
 	R = MEM_BASE, I = MEM_BASE + 0x100, T = MEM_BASE + 0x200, TA = MEM_BASE + 0x300,
 	TB = MEM_BASE + 0x400, C1 = MEM_BASE + 0x500, C2 = MEM_BASE + 0x600,
 	SP = MEM_BASE + 0x780, CT = MEM_BASE + 0x800, FUT = MEM_BASE + 0x900,
+	I2 = MEM_BASE + 0xc00,	/* a subinterpreter, newer than I: the list's head */
+	C2_END = MEM_BASE + 0xf90,	/* C2 where 1024 bytes run past the image */
 };
 
 static struct pyasync fake_layout(uint32_t version)
@@ -147,7 +156,7 @@ static struct pyasync fake_layout(uint32_t version)
 	a.off.frame_instr = 8;
 	a.gen = (struct py_gen_offsets){ .gen_size = 0x70, .gen_iframe = 0x40,
 					 .gen_frame_state = 0x20, .frame_size = 0x30,
-					 .frame_stackpointer = 0x10 };
+					 .frame_stackpointer = 0x10, .interp_next = 0x8 };
 	a.aio = (struct pyasync_offsets){ .task_size = 0x80, .task_name = 0x10,
 					  .task_is_task = 0x18, .task_coro = 0x20,
 					  .task_node = 0x30, .interp_tasks_head = 0x40,
@@ -172,7 +181,8 @@ static void make_coro(uint64_t c, int8_t state, uint64_t code, uint64_t awaited,
 static void make_image(int8_t yield_from, unsigned int slot)
 {
 	memset(mem, 0, sizeof(mem));
-	put64(R, I);
+	put64(R, I2);
+	put64(I2 + 0x8, I);			/* the main interpreter is the list's last */
 	put64(I + 0x10, T);
 	put64(I + 0x40, I + 0x40);		/* the interpreter's list: empty */
 	put64(T + 0x18, 77);
@@ -228,7 +238,22 @@ static void test_walk(uint32_t version, int8_t yield_from, int8_t suspended, uns
 	/* no interpreter yet (a 3.15 executable has its section before): not yet readable */
 	put64(R, 0);
 	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == -ENOENT);
-	put64(R, I);
+	put64(R, I2);
+
+	/*
+	 * C2 at the image's end: the object with what follows it cannot be
+	 * read (the batch stops there), the object alone can; what it awaits
+	 * lies outside it, read apart
+	 */
+	make_image(yield_from, slot);
+	make_coro(C2_END, yield_from, 0x3333, FUT, slot);
+	put64(C1 + 0x50, SP + 0x10);
+	put64(SP + 0x10 - 8 * slot, C2_END);
+	memset(&st, 0, sizeof(st));
+	s.nr = 0;
+	CHECK(pyasync_walk(&a, 100, seen_task, &s, &st) == 0);
+	CHECK(s.nr == 1 && s.t.nr == 2 && s.t.frames[0].code == 0x3330);
+	make_image(yield_from, slot);
 
 	/* a list that loops on A without coming back to its head: bounded */
 	put64(TA + 0x30, TA + 0x30);
@@ -248,8 +273,35 @@ static void test_walk(uint32_t version, int8_t yield_from, int8_t suspended, uns
 	CHECK(pyasync_check(&a) == 0);
 }
 
+/* py_readv_process on this process: whole pieces up to the first it cannot read. */
+static void test_readv_self(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t out[3][16];
+	void *self = (void *)(intptr_t)getpid();
+	struct py_iov iov[3];
+
+	CHECK(m != MAP_FAILED);
+	if (m == MAP_FAILED)
+		return;
+	memset(m, 7, 3 * pg);
+	CHECK(mprotect(m + pg, pg, PROT_NONE) == 0);
+	for (int i = 0; i < 3; i++)
+		iov[i] = (struct py_iov){ .addr = (uintptr_t)(m + i * pg), .buf = out[i], .len = 16 };
+	CHECK(py_readv_process(self, iov, 3) == 1 && out[0][15] == 7);
+	CHECK(py_readv_process(self, iov + 2, 1) == 1 && out[2][0] == 7);
+	CHECK(py_readv_process(self, iov + 1, 2) == 0);
+	CHECK(py_readv_process(self, iov, 0) == 0);
+	/* a piece that runs into the protected page is not whole */
+	iov[0].addr = (uintptr_t)(m + pg - 8);
+	CHECK(py_readv_process(self, iov, 1) == 0);
+	munmap(m, 3 * pg);
+}
+
 int main(void)
 {
+	test_readv_self();
 	test_sections();
 	test_names();
 	test_walk(PY_VERSION_OF(3, 14, 8), -1, -2, 1, false);
