@@ -18,7 +18,7 @@ static int read_ptr(py_read_fn read, void *arg, uint64_t addr, uint64_t *v)
 int py_gil_find(const struct py_offsets *o, uint64_t runtime, py_read_fn read, void *arg,
 		struct py_gil *g)
 {
-	uint64_t interp, addr;
+	uint64_t interp, addr, interval;
 	int32_t locked;
 	int err;
 
@@ -45,6 +45,20 @@ int py_gil_find(const struct py_offsets *o, uint64_t runtime, py_read_fn read, v
 		return -EAGAIN;
 	if (locked != 0 && locked != 1)
 		return -EINVAL;
+	/*
+	 * "locked" reads 0 in most memory: the switch interval, the member
+	 * before last_holder in every version, must read as one too (5000 us
+	 * by default, sys.setswitchinterval's in us otherwise), or a wrong
+	 * offset would take other futexes for GIL waits
+	 */
+	if (o->gil_holder >= (int32_t)sizeof(interval)) {
+		err = read(arg, addr + o->gil_holder - sizeof(interval), &interval,
+			   sizeof(interval));
+		if (err)
+			return err;
+		if (!interval || interval > 1000000000ULL)
+			return -EINVAL;
+	}
 	memset(g, 0, sizeof(*g));
 	g->addr = addr;
 	g->size = o->gil_size;

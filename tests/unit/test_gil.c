@@ -71,6 +71,8 @@ static void check_find(void)
 	put_i32(&m, runtime + o.runtime_gil + o.gil_locked, -1);
 	CHECK(py_gil_find(&o, runtime, read_fake, &m, &g) == -EAGAIN);	/* not made yet */
 	put_i32(&m, runtime + o.runtime_gil + o.gil_locked, 1);
+	CHECK(py_gil_find(&o, runtime, read_fake, &m, &g) == -EINVAL);	/* no interval */
+	put_u64(&m, runtime + o.runtime_gil + o.gil_holder - 8, 5000);
 	CHECK(!py_gil_find(&o, runtime, read_fake, &m, &g));
 	CHECK(g.addr == runtime + o.runtime_gil && g.size == 208 && g.locked == 16 &&
 	      g.holder == 8);
@@ -86,6 +88,7 @@ static void check_find(void)
 	CHECK(py_gil_find(&o, runtime, read_fake, &m, &g) == -EAGAIN);	/* no GIL yet */
 	put_u64(&m, interp + o.interp_gil, interp + 0x100);
 	put_i32(&m, interp + 0x100 + o.gil_locked, 0);
+	put_u64(&m, interp + 0x100 + o.gil_holder - 8, 5000);
 	CHECK(!py_gil_find(&o, runtime, read_fake, &m, &g));
 	CHECK(g.addr == interp + 0x100 && g.size == 208);
 	put_u64(&m, interp + o.interp_gil, 0x90000);	/* unreadable */
