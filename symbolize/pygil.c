@@ -49,14 +49,18 @@ int py_gil_find(const struct py_offsets *o, uint64_t runtime, py_read_fn read, v
 	 * "locked" reads 0 in most memory: the switch interval, the member
 	 * before last_holder in every version, must read as one too (5000 us
 	 * by default, sys.setswitchinterval's in us otherwise), or a wrong
-	 * offset would take other futexes for GIL waits
+	 * offset would take other futexes for GIL waits. 0 is a runtime being
+	 * set up (3.8's _PyRuntimeState_Init zeroes it all, locked included,
+	 * then sets the interval): look again.
 	 */
 	if (o->gil_holder >= (int32_t)sizeof(interval)) {
 		err = read(arg, addr + o->gil_holder - sizeof(interval), &interval,
 			   sizeof(interval));
 		if (err)
 			return err;
-		if (!interval || interval > 1000000000ULL)
+		if (!interval)
+			return -EAGAIN;
+		if (interval > 1000000000ULL)
 			return -EINVAL;
 	}
 	memset(g, 0, sizeof(*g));

@@ -71,6 +71,9 @@ static void check_find(void)
 	put_i32(&m, runtime + o.runtime_gil + o.gil_locked, -1);
 	CHECK(py_gil_find(&o, runtime, read_fake, &m, &g) == -EAGAIN);	/* not made yet */
 	put_i32(&m, runtime + o.runtime_gil + o.gil_locked, 1);
+	/* a runtime being set up: all zero, locked too */
+	CHECK(py_gil_find(&o, runtime, read_fake, &m, &g) == -EAGAIN);
+	put_u64(&m, runtime + o.runtime_gil + o.gil_holder - 8, 5000ULL << 32);
 	CHECK(py_gil_find(&o, runtime, read_fake, &m, &g) == -EINVAL);	/* no interval */
 	put_u64(&m, runtime + o.runtime_gil + o.gil_holder - 8, 5000);
 	CHECK(!py_gil_find(&o, runtime, read_fake, &m, &g));
