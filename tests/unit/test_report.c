@@ -578,11 +578,31 @@ static void check_wait_groups(void)
  * sites put the two heaviest chains under that wait. Without the await
  * column, the section is empty and the sites have no such line.
  */
+/* A profile with the event loop's wait of 250 ms, and an await column if @with_await. */
+static struct profile *awaits_profile(bool with_await, struct fns *f)
+{
+	struct profile *p = profile_new();
+
+	CHECK(p && profile_add_type(p, "samples", "count") == 0 &&
+	      profile_add_type(p, "cpu", "nanoseconds") == 1 &&
+	      profile_add_type(p, "syscalls", "count") == 2 &&
+	      profile_add_type(p, "latency", "nanoseconds") == 3);
+	if (!p)
+		return NULL;
+	/* every column before the first sample, as the collector adds them */
+	if (with_await)
+		CHECK(profile_add_type(p, PROFILE_TYPE_AWAIT, "nanoseconds") == 4);
+	CHECK(profile_set_meta(p, "min_duration_us", "1000") == 0);
+	add_locations(p, f);
+	add_loop_wait(p, f, SYSCALL_WAIT_PATH, 5, 250 * MS);
+	return p;
+}
+
 static void check_awaits(void)
 {
 	const struct report_opts o = { .weight = "cpu", .weight_unit = "count", .top = 3,
 				       .stacks = 2, .slowest = 2 };
-	struct profile *p = profile_new();
+	struct profile *p = awaits_profile(false, &(struct fns){ 0 });
 	uint64_t a, loc[8];
 	const char *names[] = { "[task req-1]", "[task req-2]", "[task Task-*]", "handler",
 				"call_backend", "_wait_for_data", "serve", "sleep" };
@@ -591,22 +611,18 @@ static void check_awaits(void)
 	struct fns f;
 	size_t i;
 
-	CHECK(p && profile_add_type(p, "samples", "count") == 0 &&
-	      profile_add_type(p, "cpu", "nanoseconds") == 1 &&
-	      profile_add_type(p, "syscalls", "count") == 2 &&
-	      profile_add_type(p, "latency", "nanoseconds") == 3);
 	if (!p)
 		return;
-	CHECK(profile_set_meta(p, "min_duration_us", "1000") == 0);
-	add_locations(p, &f);
-	add_loop_wait(p, &f, SYSCALL_WAIT_PATH, 5, 250 * MS);
 	CHECK_RENDERS(report_awaits, &o, p, "");
 	CHECK_RENDERS(report_slow_sites, &o, p,
 		      "\nSlow call sites (syscalls >= 1000 us, innermost frames)\n"
 		      "    total   calls    max  site\n"
 		      "    250ms       5    0ns  syscall:epoll_wait\n"
 		      "                          main;worker_loop\n");
-	CHECK(profile_add_type(p, PROFILE_TYPE_AWAIT, "nanoseconds") == 4);
+	profile_free(p);
+	p = awaits_profile(true, &f);
+	if (!p)
+		return;
 	a = profile_add_mapping(p, &py);
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		loc[i] = loc_of(p, a, i + 1, names[i]);
