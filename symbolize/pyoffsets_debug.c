@@ -383,15 +383,20 @@ int pyoffsets_debug_header(py_read_fn read, void *arg, uint64_t runtime, uint32_
 	return 0;
 }
 
-int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t version,
-			 struct py_offsets *o)
+/*
+ * Does the _Py_DebugOffsets at @runtime carry @version, of minor version
+ * @first or later, in a build whose structs the readers know? 0, -ENOTSUP,
+ * -EINVAL (another version, no cookie), -EPROTONOSUPPORT (free-threaded),
+ * or the read's -errno.
+ */
+static int debug_header_check(py_read_fn read, void *arg, uint64_t runtime, uint32_t version,
+			      unsigned int first)
 {
-	struct debug_fields f;
 	uint32_t carried;
 	bool free_threaded;
 	int err;
 
-	if (PY_MM(version) < PY_VERSION_OF(3, 13, 0) || PY_MM(version) > PY_MM(PY_VERSION_MAX))
+	if (PY_MM(version) < PY_VERSION_OF(3, first, 0) || PY_MM(version) > PY_MM(PY_VERSION_MAX))
 		return -ENOTSUP;
 	err = pyoffsets_debug_header(read, arg, runtime, &carried, &free_threaded);
 	if (err)
@@ -403,8 +408,17 @@ int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t 
 	 * the code object reader know (PyObject's ob_type, the unicode state's
 	 * interned byte, instructions in per-thread copies of the bytecode).
 	 */
-	if (free_threaded)
-		return -EPROTONOSUPPORT;
+	return free_threaded ? -EPROTONOSUPPORT : 0;
+}
+
+int pyoffsets_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint32_t version,
+			 struct py_offsets *o)
+{
+	struct debug_fields f;
+	int err = debug_header_check(read, arg, runtime, version, 13);
+
+	if (err)
+		return err;
 	err = read_fields(read, arg, runtime, PY_MINOR(version), &f);
 	if (err)
 		return err;
@@ -431,19 +445,10 @@ int pyoffsets_gen_from_debug(py_read_fn read, void *arg, uint64_t runtime, uint3
 	uint64_t at, frame_size, stackpointer, type_size, tp_flags, long_size, lv_tag, ob_digit;
 	uint64_t interp_size, interp_next;
 	struct py_gen_offsets r;
-	uint32_t carried;
-	bool free_threaded;
-	int err;
+	int err = debug_header_check(read, arg, runtime, version, 14);
 
-	if (PY_MM(version) < PY_VERSION_OF(3, 14, 0) || PY_MM(version) > PY_MM(PY_VERSION_MAX))
-		return -ENOTSUP;
-	err = pyoffsets_debug_header(read, arg, runtime, &carried, &free_threaded);
 	if (err)
 		return err;
-	if (PY_MM(carried) != PY_MM(version))
-		return -EINVAL;
-	if (free_threaded)
-		return -EPROTONOSUPPORT;
 	if (PY_MINOR(version) == 14) {
 		err = read(arg, runtime, &d.v14, sizeof(d.v14));
 		at = sizeof(d.v14);
