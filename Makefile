@@ -52,6 +52,8 @@ LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm -lyaml
 # serve's HTTP server: libmicrohttpd is not linked but opened by its soname
 # when serve starts (src/mhd.h), with the TLS stack it pulls in
 PROG_LIBS := -ldl -lpthread
+# top's full screen (src/top_screen.c)
+PROG_LIBS += $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
 MHD_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
 	awk '$$1 == "SONAME" { print $$2 }')
 $(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
@@ -60,7 +62,7 @@ $(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME
 # build and run without clang, root or a kernel.
 PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c \
 	$(wildcard src/collect/*.c) src/intervals.c src/cmd_serve.c src/serve.c \
-	src/serve_http.c src/mhd.c
+	src/serve_http.c src/mhd.c src/cmd_top.c src/top.c src/top_screen.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c)) $(wildcard src/lib/*.c) $(wildcard symbolize/*.c) \
 	$(wildcard flamegraph/*.c)
 PROTO_C := $(BUILD)/proto/profile.pb-c.c
@@ -324,7 +326,7 @@ DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev lib
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev valgrind \
 	nginx-light wrk chromium prometheus libxml2-utils nodejs python3-fastapi python3-uvicorn \
 	python3-sklearn python3-flask python3-joblib gunicorn python3.11-dbg openssl python3-yaml \
-	postgresql redis-server redis-tools debootstrap
+	postgresql redis-server redis-tools debootstrap libncurses-dev tmux
 # The Debian testing root that tests/e2e/test_python_chroot.sh runs python3.13-3.15 in
 # (tests/pyroot/mkroot.sh; made once, about a minute, then kept until its recipe changes).
 PYROOT_DIR ?= /var/cache/latprof/pyroot

@@ -2,13 +2,12 @@
 /* `latprof record`: usage, options, one call to record_run() (record.h). */
 #include <errno.h>
 #include <getopt.h>
-#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "src/privs.h"
 #include "src/record.h"
 #include "src/stacks.h"
 #include "src/command.h"
@@ -75,26 +74,6 @@ static const struct option record_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Seconds within (@min, @max], or the one error line. */
-static int parse_seconds(const char *arg, const char *what, double min, bool min_open,
-			 double max, double *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(arg, &end);
-	if (!errno && !*end && (min_open ? d > min : d >= min) && d <= max) {
-		*out = d;
-		return 0;
-	}
-	if (min_open)
-		pr_err("invalid %s '%s': want seconds > 0", what, arg);
-	else
-		pr_err("invalid %s '%s': want 0.05..3600 seconds", what, arg);
-	return -EINVAL;
-}
-
 /* Refuse an output we could not write before recording anything. */
 static int check_output(const char *path)
 {
@@ -114,7 +93,7 @@ static int parse_record_option(struct record_opts *o, int c, char **argv)
 		return err;
 	switch (c) {
 	case 'd':
-		return parse_seconds(optarg, "duration", 0, true, 31536000, &o->duration_s);
+		return collectopts_parse_seconds(optarg, "duration", 0, true, 31536000, &o->duration_s);
 	case 'o':
 		o->out.path = optarg;
 		return 0;
@@ -125,7 +104,7 @@ static int parse_record_option(struct record_opts *o, int c, char **argv)
 		o->out.stack_flags |= STACKS_FLAG_NATIVE;
 		return 0;
 	case OPT_INTERVAL:
-		return parse_seconds(optarg, "--interval", 0.05, false, 3600, &o->interval_s);
+		return collectopts_parse_seconds(optarg, "--interval", 0.05, false, 3600, &o->interval_s);
 	case OPT_CONFIG:
 		return 0;	/* read before the command line (expand_config) */
 	case 'h':
@@ -164,29 +143,6 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	return check_output(o->out.path);
 }
 
-/* Name the privileges that are missing, or return 0 when we have them. */
-static int check_privileges(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { 0 };
-	bool bpf, perfmon, admin;
-
-	if (geteuid() == 0)
-		return 0;
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-#define HAS_CAP(c) (data[(c) / 32].effective & (1U << ((c) % 32)))
-	admin = HAS_CAP(CAP_SYS_ADMIN);
-	bpf = admin || HAS_CAP(CAP_BPF);
-	perfmon = admin || HAS_CAP(CAP_PERFMON);
-#undef HAS_CAP
-	if (bpf && perfmon)
-		return 0;
-	pr_err("record needs root or CAP_BPF and CAP_PERFMON; missing: %s%s%s",
-	       bpf ? "" : "CAP_BPF", !bpf && !perfmon ? ", " : "", perfmon ? "" : "CAP_PERFMON");
-	return -EPERM;
-}
-
 /* collectopts_run_verb's parser and run. */
 static int parse_record(int argc, char **argv, void *opts)
 {
@@ -196,7 +152,7 @@ static int parse_record(int argc, char **argv, void *opts)
 static int run_record(void *opts, const char *command_line)
 {
 	struct record_opts *o = opts;
-	int err = check_privileges();
+	int err = privs_check_bpf("record");
 
 	o->command_line = command_line;
 	return err ? err : record_run(o);

@@ -144,6 +144,16 @@ void collect_get_stats(struct collect *c, struct collect_stats *st);
 int collect_build_profile(struct collect *c, struct profile *p);
 
 /*
+ * A look at the aggregation while the session runs (latprof top): the
+ * samples and syscall statistics so far, symbolized into @p like
+ * collect_build_profile's, with the loss counters; nothing is taken out of
+ * the maps, and none of the end's metadata (requests, processes, the
+ * timeline) is added. Costs what symbolizing the distinct stacks costs: each
+ * address is resolved once and cached. 0 or -errno.
+ */
+int collect_peek_profile(struct collect *c, struct profile *p);
+
+/*
  * The cumulative counters of the timeline so far: CPU time from the CPU
  * samples of every target (samples x period; 0 without --mode cpu), syscall
  * time by category and open calls from the in-kernel per-(process, syscall)

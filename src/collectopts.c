@@ -445,3 +445,22 @@ out:
 	config_args_release(&cfg);
 	return status;
 }
+
+int collectopts_parse_seconds(const char *arg, const char *what, double min, bool min_open,
+			      double max, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (!errno && !*end && (min_open ? d > min : d >= min) && d <= max) {
+		*out = d;
+		return 0;
+	}
+	if (min_open)
+		pr_err("invalid %s '%s': want seconds > %g", what, arg, min);
+	else
+		pr_err("invalid %s '%s': want %g..%g seconds", what, arg, min, max);
+	return -EINVAL;
+}

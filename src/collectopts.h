@@ -178,6 +178,13 @@ int collectopts_run_verb(int argc, char **argv, const struct option *longopts,
 int collectopts_parse_pids(const char *arg, struct pid_list *out);
 
 /*
+ * Seconds within [@min, @max] ((@min, @max] with @min_open) for option
+ * @what into *@out. 0, or -EINVAL after the one error line.
+ */
+int collectopts_parse_seconds(const char *arg, const char *what, double min, bool min_open,
+			      double max, double *out);
+
+/*
  * Append process name @arg (--comm, repeatable up to LP_MAX_COMMS) to @out;
  * warns when it is longer than the kernel keeps.
  */

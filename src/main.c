@@ -26,6 +26,8 @@ static const struct verb verbs[] = {
 	{ "timeline", cmd_timeline, "SVG chart of CPU, syscall time and memory per interval of a profile" },
 	{ "export", cmd_export, "convert a profile (folded, speedscope, pprof, JSON, Prometheus)" },
 	{ "symbolize", cmd_symbolize, "addresses of an ELF file to functions and lines" },
+	{ "top", cmd_top, "live view: functions, waits and syscalls of a target, every second",
+	  true },
 	{ "serve", cmd_serve, "agent: Prometheus /metrics and pprof profiles over HTTP", true },
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Dropping capabilities (see privs.h), with raw prctl/capset: no libcap. */
+/* Dropping and checking capabilities (see privs.h), with raw prctl/capset: no libcap. */
 #include "src/privs.h"
 
 #include <errno.h>
@@ -10,6 +10,8 @@
 
 #include <linux/capability.h>
 #include <linux/securebits.h>
+
+#include "src/lib/util.h"
 
 /* Past any capability the kernel knows (PR_CAPBSET_DROP says EINVAL beyond its last). */
 #define PRIVS_MAX_CAP 63
@@ -73,4 +75,26 @@ int privs_drop_all(void)
 	if (!err && has_capability())
 		err = -EPERM;
 	return err;
+}
+
+int privs_check_bpf(const char *verb)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { 0 };
+	bool bpf, perfmon, admin;
+
+	if (geteuid() == 0)
+		return 0;
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+#define HAS_CAP(c) (data[(c) / 32].effective & (1U << ((c) % 32)))
+	admin = HAS_CAP(CAP_SYS_ADMIN);
+	bpf = admin || HAS_CAP(CAP_BPF);
+	perfmon = admin || HAS_CAP(CAP_PERFMON);
+#undef HAS_CAP
+	if (bpf && perfmon)
+		return 0;
+	pr_err("%s needs root or CAP_BPF and CAP_PERFMON; missing: %s%s%s", verb,
+	       bpf ? "" : "CAP_BPF", !bpf && !perfmon ? ", " : "", perfmon ? "" : "CAP_PERFMON");
+	return -EPERM;
 }

@@ -7,8 +7,8 @@
  * found a bug in a parser would find a process that cannot load BPF, trace
  * or signal other processes, or override file permissions. The uid stays 0,
  * so files that root owns stay readable (and outputs stay root's); files
- * readable by their owner only need that owner. record and serve keep their
- * capabilities: they load BPF.
+ * readable by their owner only need that owner. record, serve and top keep
+ * their capabilities: they load BPF.
  */
 #ifndef LATPROF_PRIVS_H
 #define LATPROF_PRIVS_H
@@ -22,5 +22,11 @@
  * an error. Returns 0, or -errno when the process keeps a capability.
  */
 int privs_drop_all(void);
+
+/*
+ * Do we hold what loading BPF and sampling take (root, or CAP_BPF and
+ * CAP_PERFMON)? 0, or -EPERM after naming what @verb misses.
+ */
+int privs_check_bpf(const char *verb);
 
 #endif

@@ -17,27 +17,10 @@
 #include "src/sysstats.h"
 #include "src/lib/util.h"
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	stop_requested = sig;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 static bool stop_now(void *arg)
 {
 	(void)arg;
-	return stop_requested;
+	return session_stop_signal();
 }
 
 static bool show_status(const struct record_opts *o)
@@ -145,7 +128,7 @@ int record_run(const struct record_opts *o)
 	int err;
 
 	session_init(&s);
-	install_signals();
+	session_catch_stop_signals();
 	raise_nofile_limit();
 	loop.arg = &s;
 	err = session_open(&s, &cfg);

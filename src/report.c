@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "flamegraph/flame.h"
+#include "src/hotspots.h"
 #include "src/lib/hashmap.h"
 #include "src/weight.h"
 #include "src/report_fmt.h"
@@ -22,74 +23,6 @@
 #include "src/stackflame.h"
 #include "src/stacks.h"
 #include "src/lib/util.h"
-
-struct func_stat {
-	const char *name;	/* interned: the key */
-	uint64_t self, total;
-	size_t last_sample;	/* counts a recursive function once per sample */
-};
-
-struct func_table {
-	struct func_stat *items;
-	size_t nr, alloc;
-	struct hashmap idx;	/* name -> index + 1 */
-};
-
-static struct func_stat *func_get(struct func_table *t, const char *name)
-{
-	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&t->idx, name, 0, 0));
-
-	if (i)
-		return &t->items[i - 1];
-	if (array_grow(t, t->nr + 1) || hashmap_put(&t->idx, name, 0, 0, HASHMAP_NUM(t->nr + 1)))
-		return NULL;
-	t->items[t->nr] = (struct func_stat){ .name = name, .last_sample = SIZE_MAX };
-	return &t->items[t->nr++];
-}
-
-static int count_functions(const struct profile *p, const struct profile_weight *wt,
-			   unsigned int flags, struct strtab *names, struct func_table *t)
-{
-	struct stack_names st = { 0 };
-	struct func_stat *fs;
-	size_t i, j;
-	int err = 0;
-
-	for (i = 0; !err && i < p->samples.nr; i++) {
-		const struct profile_sample *s = &p->samples.items[i];
-		int64_t w = profile_weight_of(wt, s);
-
-		if (w <= 0)
-			continue;
-		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | flags | wt->stack_flags, names,
-				     &st);
-		for (j = 0; !err && j < st.nr; j++) {
-			fs = func_get(t, st.items[j]);
-			if (!fs) {
-				err = -ENOMEM;
-				break;
-			}
-			if (fs->last_sample != i)
-				fs->total += w;
-			fs->last_sample = i;
-			if (j == st.nr - 1)
-				fs->self += w;
-		}
-	}
-	free(st.items);
-	return err;
-}
-
-static int cmp_self(const void *a, const void *b)
-{
-	const struct func_stat *x = a, *y = b;
-
-	if (x->self != y->self)
-		return x->self < y->self ? 1 : -1;
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
 
 /* A weight as the table shows it: a count, or a duration for nanoseconds. */
 static void weight_str(const struct report_opts *o, uint64_t v, char *buf, size_t size)
@@ -100,19 +33,18 @@ static void weight_str(const struct report_opts *o, uint64_t v, char *buf, size_
 		snprintf(buf, size, "%" PRIu64, v);
 }
 
-static void print_functions(FILE *out, const struct report_opts *o, struct func_table *t,
+static void print_functions(FILE *out, const struct report_opts *o, struct hot_funcs *t,
 			    uint64_t total)
 {
 	char self[32], tot[32], title[64];
 	size_t i, n = t->nr;
 
-	/* sorting moves the stats: the name index is of no use afterwards */
-	array_sort(t->items, n, sizeof(*t->items), cmp_self);
+	hot_funcs_sort(t);
 	snprintf(title, sizeof(title), "Top functions by self %s", o->weight);
 	report_fmt_heading(out, o->color, title, NULL);
 	fprintf(out, "  %7s %8s %7s %8s  %s\n", "self%", "self", "total%", "total", "function");
 	for (i = 0; i < n && i < o->top; i++) {
-		const struct func_stat *s = &t->items[i];
+		const struct hot_func *s = &t->items[i];
 
 		if (!s->self)
 			break;
@@ -355,7 +287,8 @@ static void print_losses(FILE *out, const struct report_opts *o, const struct pr
 
 int report_profile(FILE *out, struct report_opts *o, const struct profile *p, const char *path)
 {
-	struct func_table t = { 0 };
+	struct hot_funcs t = { 0 };
+	struct hot_filter f = { .stack_flags = o->stack_flags };
 	struct strtab *names;
 	struct profile_weight w;
 	uint64_t total = 0;
@@ -394,7 +327,7 @@ int report_profile(FILE *out, struct report_opts *o, const struct profile *p, co
 	if (!err)
 		err = report_gil(out, o, p);
 	if (!err)
-		err = count_functions(p, &w, o->stack_flags, names, &t);
+		err = hot_funcs_count(p, &w, &f, names, &t);
 	if (!err) {
 		print_functions(out, o, &t, total);
 		err = print_stacks(out, o, p, &w);
@@ -404,8 +337,7 @@ int report_profile(FILE *out, struct report_opts *o, const struct profile *p, co
 		print_python(out, o, p);
 		print_losses(out, o, p);
 	}
-	free(t.items);
-	hashmap_release(&t.idx);
+	hot_funcs_release(&t);
 	strtab_free(names);
 	return err;
 }

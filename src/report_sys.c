@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "src/gil.h"
+#include "src/hotspots.h"
 #include "src/lib/hashmap.h"
 #include "src/report_fmt.h"
 #include "src/runmeta.h"
@@ -22,8 +23,7 @@
 #include "src/sysstats.h"
 #include "src/lib/util.h"
 
-#define SITE_FRAMES 4	/* innermost frames that name a call site */
-#define SITE_WIDTH 54	/* columns for them */
+#define SITE_WIDTH HOT_SITE_WIDTH
 #define SITE_LINES 3	/* lines for them, when a Python site needs more than one */
 
 static enum syscall_category category_of(const char *name)
@@ -232,127 +232,6 @@ out:
 	return err;
 }
 
-/* The groups of sites, in the order they are printed: by their "wait" label. */
-enum site_wait { SITE_PATH, SITE_READY, SITE_IDLE, SITE_WAITS };
-
-struct site {
-	const char *name;	/* interned: its group's digit, then the site */
-	uint64_t total_ns, calls, max_ns;
-	enum site_wait wait;
-};
-
-/* Waits on the path of work first, then undecided, idle last; each by total time. */
-static int cmp_site(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->wait != y->wait)
-		return x->wait > y->wait ? 1 : -1;
-	if (x->total_ns != y->total_ns)
-		return x->total_ns < y->total_ns ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-/*
- * "syscall:read\tmain;wait_on_pipe;read": the syscall, then the innermost
- * user frames of @st, as many of SITE_FRAMES as fit in SITE_WIDTH. With
- * @python, a stack with Python frames ends at the frame below its innermost
- * one, the C function it called ("outer (s.py);inner (s.py);time_sleep"):
- * the frames below that say how the C function reached the kernel, the
- * Python ones which line of the program waited.
- */
-static void site_name(const struct stack_names *st, bool python, char *buf, size_t size)
-{
-	const char *sys = "syscall:?";
-	size_t n = st->nr, first, len = 0, i;
-
-	if (n && !strncmp(st->items[n - 1], "syscall:", 8))
-		sys = st->items[--n];
-	if (python && st->python_leaf && st->python_leaf < n)
-		n = st->python_leaf + 1;
-	first = n;
-	while (first > 0 && n - first < SITE_FRAMES &&
-	       len + strlen(st->items[first - 1]) + 1 <= SITE_WIDTH) {
-		first--;
-		len += strlen(st->items[first]) + 1;
-	}
-	if (first == n && n)	/* one frame longer than the width: show it cut */
-		first--;
-	/* the Python function is named even when the line is then cut */
-	if (python && st->python_leaf && first >= st->python_leaf)
-		first = st->python_leaf - 1;
-	len = snprintf(buf, size, "%s\t", sys);
-	for (i = first; i < n && len + 1 < size; i++)
-		len += snprintf(buf + len, size - len, "%s%s", i > first ? ";" : "", st->items[i]);
-}
-
-struct site_table {
-	struct site *items;
-	size_t nr, alloc;
-	struct hashmap idx;	/* name -> index + 1 */
-};
-
-static struct site *site_get(struct site_table *t, const char *name, enum site_wait wait)
-{
-	uint64_t i = HASHMAP_TO_NUM(hashmap_get(&t->idx, name, 0, 0));
-
-	if (i)
-		return &t->items[i - 1];
-	if (array_grow(t, t->nr + 1) || hashmap_put(&t->idx, name, 0, 0, HASHMAP_NUM(t->nr + 1)))
-		return NULL;
-	t->items[t->nr] = (struct site){ .name = name, .wait = wait };
-	return &t->items[t->nr++];
-}
-
-/* The group of a sample by its "wait" label (none: on the path, as before it existed). */
-static enum site_wait site_wait_of(const struct profile_label *wait)
-{
-	if (!wait || !wait->str)
-		return SITE_PATH;
-	if (!strcmp(wait->str, SYSCALL_WAIT_IDLE))
-		return SITE_IDLE;
-	return strcmp(wait->str, SYSCALL_WAIT_READY) ? SITE_PATH : SITE_READY;
-}
-
-static int collect_sites(const struct profile *p, int lat, int calls, unsigned int flags,
-			 struct strtab *names, struct site_table *t)
-{
-	struct stack_names st = { 0 };
-	char buf[512];
-	enum site_wait w;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && i < p->samples.nr; i++) {
-		const struct profile_sample *s = &p->samples.items[i];
-		const struct profile_label *max = profile_sample_label(s, PROFILE_LABEL_MAX_NS);
-		const struct profile_label *wait = profile_sample_label(s, SYSCALL_WAIT_LABEL);
-		struct site *site;
-
-		if (s->values[lat] <= 0)
-			continue;
-		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | STACKS_FLAG_SYSCALL_LEAF |
-				     STACKS_FLAG_PROGRAM_ONLY | flags, names, &st);
-		if (err)
-			break;
-		/* one site per group: an event loop's wait is on the path or idle */
-		w = site_wait_of(wait);
-		buf[0] = '0' + w;
-		site_name(&st, !(flags & STACKS_FLAG_NATIVE), buf + 1, sizeof(buf) - 1);
-		site = site_get(t, strtab_intern(names, buf), w);
-		if (!site || !site->name) {
-			err = -ENOMEM;
-			break;
-		}
-		site->total_ns += s->values[lat];
-		site->calls += calls >= 0 && s->values[calls] > 0 ? s->values[calls] : 0;
-		if (max && !max->str && (uint64_t)max->num > site->max_ns)
-			site->max_ns = max->num;
-	}
-	free(st.items);
-	return err;
-}
-
 /*
  * The frames of a site, indented under its syscall, in lines of at most
  * SITE_WIDTH broken after a ';' (a Python site may be longer than one: its
@@ -390,7 +269,7 @@ static bool loop_wait_site(const char *site)
  * under the first event loop's wait (then *@note is NULL); returns their
  * total time.
  */
-static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, size_t to,
+static uint64_t print_sites(FILE *out, const struct hot_sites *t, size_t from, size_t to,
 			    unsigned int top, const char **note)
 {
 	uint64_t total = 0, top_total = 0;
@@ -400,7 +279,7 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 	for (i = from; i < to; i++)
 		total += t->items[i].total_ns;
 	for (i = from; i < to && i - from < top; i++) {
-		const char *name = t->items[i].name + 1;	/* after its group's digit */
+		const char *name = hot_site_text(t->items[i].name);
 
 		top_total += t->items[i].total_ns;
 		report_fmt_ns(tot, sizeof(tot), t->items[i].total_ns);
@@ -421,7 +300,7 @@ static uint64_t print_sites(FILE *out, const struct site_table *t, size_t from, 
 }
 
 /* Sites [@from, @to) of @t under a line "@what; docs/syscalls.md): TOTAL in N calls". */
-static void print_wait_group(FILE *out, const struct report_opts *o, const struct site_table *t,
+static void print_wait_group(FILE *out, const struct report_opts *o, const struct hot_sites *t,
 			     size_t from, size_t to, const char *what, const char **note)
 {
 	uint64_t ns = 0, calls = 0;
@@ -444,8 +323,9 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 	int lat = profile_type_index(p, PROFILE_TYPE_LATENCY);
 	int calls = profile_type_index(p, PROFILE_TYPE_SYSCALLS);
 	struct strtab *names;
-	struct site_table t = { 0 };
-	size_t i, from[SITE_WAITS + 1] = { 0 };
+	struct hot_sites t = { 0 };
+	struct hot_filter f = { .stack_flags = o->stack_flags };
+	size_t i, from[HOT_WAITS + 1] = { 0 };
 	char *note = NULL;
 	const char *left;
 	int err;
@@ -461,40 +341,38 @@ int report_slow_sites(FILE *out, const struct report_opts *o, const struct profi
 		free(note);
 		return -ENOMEM;
 	}
-	err = collect_sites(p, lat, calls, o->stack_flags, names, &t);
+	err = hot_sites_collect(p, lat, calls, &f, names, &t);
 	if (err)
 		goto out;
 	report_fmt_heading(out, o->color, "Slow call sites",
 			   "(syscalls >= %s us, innermost frames)",
 			   profile_get_meta(p, RUN_META_MIN_DURATION_US) ?
 			   profile_get_meta(p, RUN_META_MIN_DURATION_US) : "?");
-	/* sorting moves the sites: the name index is of no use afterwards */
-	array_sort(t.items, t.nr, sizeof(*t.items), cmp_site);
+	hot_sites_sort(&t);
 	for (i = 0; i < t.nr; i++)
 		from[t.items[i].wait + 1] = i + 1;
-	for (i = 1; i <= SITE_WAITS; i++)	/* groups with no site start where the last ended */
+	for (i = 1; i <= HOT_WAITS; i++)	/* groups with no site start where the last ended */
 		if (from[i] < from[i - 1])
 			from[i] = from[i - 1];
 	if (!t.nr)
 		fprintf(out, "  none: no syscall reached the threshold\n");
-	else if (!from[SITE_IDLE])
+	else if (!from[HOT_WAIT_IDLE])
 		fprintf(out, "  none on the path of work: every slow syscall was an idle wait\n");
-	else if (!from[SITE_READY])
+	else if (!from[HOT_WAIT_READY])
 		fprintf(out, "  none decided on the path of work: see the waits below\n");
 	else
 		fprintf(out, "  %7s %7s %6s  %s\n", "total", "calls", "max", "site");
 	left = note;
-	print_sites(out, &t, 0, from[SITE_READY], o->top, &left);
-	print_wait_group(out, o, &t, from[SITE_READY], from[SITE_IDLE],
+	print_sites(out, &t, 0, from[HOT_WAIT_READY], o->top, &left);
+	print_wait_group(out, o, &t, from[HOT_WAIT_READY], from[HOT_WAIT_IDLE],
 			 "readiness waits, not decided (nothing to tell them by: pipes, a "
 			 "reply\n  streaming in, begun before the recording", &left);
-	print_wait_group(out, o, &t, from[SITE_IDLE], t.nr,
+	print_wait_group(out, o, &t, from[HOT_WAIT_IDLE], t.nr,
 			 "idle waits, apart (a thread parked until work arrives: nothing "
 			 "pending on\n  its connections, or accept", &left);
 out:
 	free(note);
-	free(t.items);
-	hashmap_release(&t.idx);
+	hot_sites_release(&t);
 	strtab_free(names);
 	return err;
 }

@@ -418,3 +418,25 @@ void session_release(struct session *s)
 		child_abort(&s->child);
 	free_recorders(s);
 }
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+void session_catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int session_stop_signal(void)
+{
+	return stop_signal;
+}

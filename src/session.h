@@ -104,6 +104,14 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 /* Free everything; a command never released is killed. */
 void session_release(struct session *s);
 
+/*
+ * SIGINT, SIGTERM and SIGHUP noted instead of ending latprof, so a run
+ * stops cleanly (record, top): session_stop_signal() then says which came,
+ * 0 until one does.
+ */
+void session_catch_stop_signals(void);
+int session_stop_signal(void);
+
 /* Are the targets still there (the command, or one of the -p pids)? */
 bool session_targets_alive(struct session *s);
 

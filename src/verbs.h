@@ -20,5 +20,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif

@@ -546,6 +546,47 @@ bool collect_sys_typed(const struct collect *c)
 	return c->sys_typed;
 }
 
+/*
+ * What both a profile and a look at one hold: the samples of every map,
+ * symbolized, the syscall statistics and the loss counters.
+ */
+static int builder_samples(struct builder *b, struct builder_cols *cols)
+{
+	struct collect *c = b->c;
+	int err = 0;
+
+	if (c->o.cli.modes.cpu)
+		err = builder_each(b, cols, c->skel->maps.cpu_samples, builder_cpu_sample);
+	if (!err && (c->sys_hooks || c->o.cli.modes.offcpu))
+		err = builder_each(b, cols, c->skel->maps.timed_samples, builder_timed_sample);
+	if (!err)
+		err = builder_ustacks(b, cols);
+	if (!err && c->o.cli.modes.syscall)
+		err = builder_sys_stats(b, cols);
+	if (!err)
+		err = builder_meta(b);
+	return err;
+}
+
+int collect_peek_profile(struct collect *c, struct profile *p)
+{
+	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz };
+	struct builder_cols cols;
+	int err = builder_columns(&b, &cols);
+
+	/* the kernel's symbols stay loaded: the next look needs them again */
+	if (!err)
+		err = collect_load_stacks(c);
+	if (!err)
+		err = builder_samples(&b, &cols);
+	collect_free_stacks(c);
+	hashmap_release(&b.mappings);
+	hashmap_release(&b.sys_idx);
+	free(b.locs.items);
+	free(b.sys.items);
+	return err;
+}
+
 int collect_build_profile(struct collect *c, struct profile *p)
 {
 	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz };
@@ -565,16 +606,8 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = collect_load_stacks(c);
 	if (!err)
 		builder_kernel_first(&b);
-	if (!err && c->o.cli.modes.cpu)
-		err = builder_each(&b, &cols, c->skel->maps.cpu_samples, builder_cpu_sample);
-	if (!err && (c->sys_hooks || c->o.cli.modes.offcpu))
-		err = builder_each(&b, &cols, c->skel->maps.timed_samples, builder_timed_sample);
 	if (!err)
-		err = builder_ustacks(&b, &cols);
-	if (!err && c->o.cli.modes.syscall)
-		err = builder_sys_stats(&b, &cols);
-	if (!err)
-		err = builder_meta(&b);
+		err = builder_samples(&b, &cols);
 	if (!err)
 		err = builder_proc_meta(&b);
 	if (!err && c->py)

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `latprof top` (top.h): the session, a look at it every interval into the
+ * model, the screen or the snapshots, the stop, and -o at the end.
+ */
+#include "src/top.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "src/session.h"
+#include "src/top_model.h"
+#include "src/top_screen.h"
+#include "src/top_text.h"
+#include "src/lib/util.h"
+
+/* How often keys are read, and a look is due at most this late. */
+#define TOP_KEYS_MS 50
+/* Processes whose threads the header counts, at most (-a has thousands). */
+#define TOP_THREADS_PROCS 256
+
+struct top {
+	const struct top_opts *o;
+	struct session s;
+	struct top_model m;
+	struct top_screen screen;
+	uint64_t next_look_ns;
+	uint64_t self_cpu_ns;		/* latprof's CPU at the last look */
+	unsigned long looks;
+	bool quit;
+	int err;
+};
+
+static uint64_t self_cpu_now(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
+
+/* Threads of process @pid from /proc, 0 when it is gone. */
+static unsigned int threads_of(uint32_t pid)
+{
+	char path[64], line[128];
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %u", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* The header's counters that are not in the look: losses, processes, latprof's CPU. */
+static void header_counters(struct top *t)
+{
+	struct top_header *h = &t->m.hdr;
+	struct proc_tree *tree = collect_procs(t->s.col);
+	struct collect_stats st;
+	uint64_t cpu = self_cpu_now(), lost = 0;
+	size_t i, counted = 0;
+	int k;
+
+	collect_get_stats(t->s.col, &st);
+	for (k = 0; k < LP_STAT_NR; k++)
+		if (k != LP_STAT_SAMPLES && k != LP_STAT_EVENTS)
+			lost += st.stat[k];
+	h->lost = lost - h->lost_all;
+	h->lost_all = lost;
+	h->samples_all = st.stat[LP_STAT_SAMPLES];
+	h->processes = h->threads = 0;
+	for (i = 0; tree && i < tree->procs.nr; i++) {
+		if (tree->procs.items[i].ended)
+			continue;
+		h->processes++;
+		if (counted++ < TOP_THREADS_PROCS)
+			h->threads += threads_of(tree->procs.items[i].pid);
+	}
+	h->self_cpu = h->interval_ns ? (double)(cpu - t->self_cpu_ns) / h->interval_ns : 0;
+	t->self_cpu_ns = cpu;
+	h->min_duration_us = t->o->co.min_duration_us;
+}
+
+/* A look at the session into the model, then the snapshot or the screen. */
+static int look(struct top *t, uint64_t now)
+{
+	struct profile *p = profile_new();
+	int err = p ? collect_peek_profile(t->s.col, p) : -ENOMEM;
+
+	if (err) {
+		profile_free(p);
+		pr_err("cannot read the session: %s", strerror(-err));
+		return err;
+	}
+	top_model_push(&t->m, p, now - t->s.attached_ns);
+	header_counters(t);
+	err = top_model_compute(&t->m);
+	if (err) {
+		pr_err("cannot compute the views: %s", strerror(-err));
+		return err;
+	}
+	t->looks++;
+	if (t->screen.open) {
+		top_screen_draw(&t->screen, &t->m, true);
+	} else {
+		top_text_print(stdout, &t->m, t->o->rows);
+		if (ferror(stdout)) {
+			pr_err("cannot write the snapshot: %s", strerror(errno));
+			return -EIO;
+		}
+		if (t->o->iterations && t->looks >= t->o->iterations)
+			t->quit = true;
+	}
+	return 0;
+}
+
+static bool top_stop(void *arg)
+{
+	struct top *t = arg;
+
+	return t->quit || session_stop_signal();
+}
+
+/* Every TOP_KEYS_MS: the keys, then a look when one is due. */
+static int top_tick(void *arg)
+{
+	struct top *t = arg;
+	uint64_t now = now_ns(), step = (uint64_t)(t->o->interval_s * 1e9);
+	unsigned int keys = top_screen_keys(&t->screen, &t->m);
+	int err = 0;
+
+	if (keys & TOP_KEY_QUIT) {
+		t->quit = true;
+		return 0;
+	}
+	if (keys & TOP_KEY_THAW)
+		t->next_look_ns = now;
+	if (!t->screen.frozen && now >= t->next_look_ns) {
+		/* the next look at its own time, however late this one came */
+		t->next_look_ns += step;
+		if (t->next_look_ns <= now)
+			t->next_look_ns = now + step;
+		return look(t, now);
+	}
+	if (keys & TOP_KEY_COMPUTE)
+		err = top_model_compute(&t->m);
+	if (!err && (keys & (TOP_KEY_REDRAW | TOP_KEY_COMPUTE)))
+		top_screen_draw(&t->screen, &t->m, false);
+	return err;
+}
+
+/* -o: the whole run's profile, as record writes it. */
+static int top_write(const struct top_opts *o, struct session *s)
+{
+	struct profile *p = NULL;
+	int err = session_finish(s, o->command_line, &p);
+
+	if (err)
+		return err;
+	err = record_output_write(&o->out, p);
+	if (err)
+		pr_err("cannot write %s: %s", o->out.path, strerror(-err));
+	else
+		pr_info("wrote %s: the %.1f s seen", o->out.path, p->duration_ns / 1e9);
+	profile_free(p);
+	return err;
+}
+
+int top_run(const struct top_opts *o)
+{
+	struct session_config cfg = {
+		.kind = SESSION_KIND_PROFILE,
+		.co = &o->co,
+		.command = o->command,
+		.interval_s = o->interval_s,
+	};
+	struct top t = { .o = o };
+	struct session_loop loop = {
+		.stop = top_stop,
+		.tick = top_tick,
+		.tick_ms = TOP_KEYS_MS,
+		.until_targets_exit = true,
+		.arg = &t,
+	};
+	int err;
+
+	session_init(&t.s);
+	session_catch_stop_signals();
+	raise_nofile_limit();
+	err = top_model_init(&t.m, o->stack_flags);
+	if (!err)
+		err = session_open(&t.s, &cfg);
+	/* after the session's own messages, which would be drawn over */
+	if (!err && !o->batch && top_screen_open(&t.screen))
+		pr_info("no terminal: plain snapshots every %.2f s, as with -b", o->interval_s);
+	if (!err) {
+		t.self_cpu_ns = self_cpu_now();
+		t.next_look_ns = t.s.attached_ns + (uint64_t)(o->interval_s * 1e9);
+		err = session_run(&t.s, &loop);
+	}
+	top_screen_close(&t.screen);
+	if (!err && t.s.targets_ended)
+		pr_info("the targets exited");
+	if (!err && o->out.path)
+		err = top_write(o, &t.s);
+	session_release(&t.s);
+	top_model_release(&t.m);
+	return err;
+}

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The views of `latprof top` from two looks at a session (top_model.h). */
+#include "src/top_model.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/stacks.h"
+#include "src/lib/util.h"
+
+/* Names a zoom gives the frames around its function when there is none. */
+#define TOP_ZOOM_ROOT "(the process)"
+#define TOP_ZOOM_SELF "(self)"
+
+int top_model_init(struct top_model *m, unsigned int stack_flags)
+{
+	memset(m, 0, sizeof(*m));
+	m->filter.stack_flags = stack_flags;
+	m->names = strtab_new();
+	return m->names ? 0 : -ENOMEM;
+}
+
+void top_model_release(struct top_model *m)
+{
+	profile_free(m->prev);
+	profile_free(m->cur);
+	free(m->funcs.items);
+	free(m->callers.items);
+	free(m->callees.items);
+	free(m->sites.items);
+	free(m->sys.items);
+	free(m->procs.items);
+	strtab_free(m->names);
+	memset(m, 0, sizeof(*m));
+}
+
+void top_model_push(struct top_model *m, struct profile *p, uint64_t elapsed_ns)
+{
+	profile_free(m->prev);
+	m->prev = m->cur;
+	m->cur = p;
+	m->hdr.interval_ns = elapsed_ns - m->hdr.elapsed_ns;
+	m->hdr.elapsed_ns = elapsed_ns;
+}
+
+/* The CPU weight of @p, false when it has none (no --mode cpu). */
+static bool cpu_weight(const struct profile *p, struct profile_weight *w)
+{
+	return p && profile_type_index(p, PROFILE_TYPE_CPU) >= 0 &&
+	       !profile_weight_get(p, "cpu-time", w);
+}
+
+/*
+ * The function rows: @now and @before (NULL: none) as hot_funcs tables of
+ * the same strtab, the older subtracted. Every function of @now is a row,
+ * its interval values 0 when it did not run.
+ */
+#define TOP_DELTA(now, before, field) ((now)->field - ((before) ? (before)->field : 0))
+
+static int funcs_rows(const struct hot_funcs *now,
+		      const struct hot_funcs *before, void *rows)
+{
+	struct { struct top_func *items; size_t nr, alloc; } *out = rows;
+	size_t i;
+
+	out->nr = 0;
+	if (array_grow(out, now->nr))
+		return -ENOMEM;
+	for (i = 0; i < now->nr; i++) {
+		const struct hot_func *a = &now->items[i];
+		const struct hot_func *b = before ? hot_funcs_find(before, a->name) : NULL;
+
+		out->items[out->nr++] = (struct top_func){
+			.name = a->name,
+			.self = TOP_DELTA(a, b, self),
+			.total = TOP_DELTA(a, b, total),
+			.self_all = a->self,
+			.total_all = a->total,
+		};
+	}
+	return 0;
+}
+
+/* The callers and callees of m->zoom in look @p into @callers and @callees. */
+static int zoom_count(struct top_model *m, const struct profile *p, struct hot_funcs *callers,
+		      struct hot_funcs *callees)
+{
+	const char *root = strtab_intern(m->names, TOP_ZOOM_ROOT);
+	const char *self = strtab_intern(m->names, TOP_ZOOM_SELF);
+	struct stack_names st = { 0 };
+	struct profile_weight w;
+	struct hot_func *fs;
+	size_t i, j;
+	int err = 0;
+
+	if (!root || !self)
+		return -ENOMEM;
+	if (!cpu_weight(p, &w))
+		return 0;
+	for (i = 0; !err && i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+		const struct profile_label *pid = profile_sample_label(s, PROFILE_LABEL_PID);
+		int64_t v = profile_weight_of(&w, s);
+
+		if (v <= 0 || (m->filter.pid && (!pid || (uint64_t)pid->num != m->filter.pid)))
+			continue;
+		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | w.stack_flags |
+				     m->filter.stack_flags, m->names, &st);
+		for (j = 0; !err && j < st.nr; j++) {
+			if (st.items[j] != m->zoom)
+				continue;
+			fs = hot_funcs_get(callers, j ? st.items[j - 1] : root);
+			if (fs && fs->last_sample != i)
+				fs->total += v;
+			if (fs)
+				fs->last_sample = i;
+			fs = fs ? hot_funcs_get(callees, j + 1 < st.nr ? st.items[j + 1] : self) :
+				  NULL;
+			if (!fs) {
+				err = -ENOMEM;
+				break;
+			}
+			if (fs->last_sample != i)
+				fs->total += v;
+			fs->last_sample = i;
+		}
+	}
+	free(st.items);
+	return err;
+}
+
+static int compute_funcs(struct top_model *m)
+{
+	struct hot_funcs now = { 0 }, before = { 0 }, zc[2] = { { 0 } }, zb[2] = { { 0 } };
+	struct profile_weight w;
+	bool prev = cpu_weight(m->prev, &w);
+	int err = 0;
+
+	m->funcs.nr = m->callers.nr = m->callees.nr = 0;
+	if (prev)
+		err = hot_funcs_count(m->prev, &w, &m->filter, m->names, &before);
+	if (!err && cpu_weight(m->cur, &w))
+		err = hot_funcs_count(m->cur, &w, &m->filter, m->names, &now);
+	if (!err)
+		err = funcs_rows(&now, prev ? &before : NULL, &m->funcs);
+	if (!err && m->zoom && m->prev)
+		err = zoom_count(m, m->prev, &zb[0], &zb[1]);
+	if (!err && m->zoom)
+		err = zoom_count(m, m->cur, &zc[0], &zc[1]);
+	if (!err && m->zoom)
+		err = funcs_rows(&zc[0], m->prev ? &zb[0] : NULL, &m->callers);
+	if (!err && m->zoom)
+		err = funcs_rows(&zc[1], m->prev ? &zb[1] : NULL, &m->callees);
+	hot_funcs_release(&now);
+	hot_funcs_release(&before);
+	for (int i = 0; i < 2; i++) {
+		hot_funcs_release(&zc[i]);
+		hot_funcs_release(&zb[i]);
+	}
+	return err;
+}
+
+/* The slow call sites of look @p (none without the syscall collector). */
+static int sites_of(struct top_model *m, const struct profile *p, struct hot_sites *t)
+{
+	int lat = p ? profile_type_index(p, PROFILE_TYPE_LATENCY) : -1;
+
+	if (lat < 0)
+		return 0;
+	return hot_sites_collect(p, lat, profile_type_index(p, PROFILE_TYPE_SYSCALLS), &m->filter,
+				 m->names, t);
+}
+
+static int compute_sites(struct top_model *m)
+{
+	struct hot_sites now = { 0 }, before = { 0 };
+	size_t i;
+	int err = sites_of(m, m->prev, &before);
+
+	m->sites.nr = 0;
+	if (!err)
+		err = sites_of(m, m->cur, &now);
+	if (!err && array_grow(&m->sites, now.nr))
+		err = -ENOMEM;
+	for (i = 0; !err && i < now.nr; i++) {
+		const struct hot_site *a = &now.items[i], *b = hot_sites_find(&before, a->name);
+
+		m->sites.items[m->sites.nr++] = (struct top_site){
+			.name = a->name, .wait = a->wait,
+			.calls = TOP_DELTA(a, b, calls), .ns = TOP_DELTA(a, b, total_ns),
+			.calls_all = a->calls, .ns_all = a->total_ns, .max_ns = a->max_ns,
+		};
+	}
+	hot_sites_release(&now);
+	hot_sites_release(&before);
+	return err;
+}
+
+/*
+ * The syscall statistics of look @p summed by name over the processes the
+ * filter keeps, into @out with index @idx (interned name -> index + 1).
+ */
+static int sys_by_name(struct top_model *m, const struct profile *p, struct sys_stats *out,
+		       struct hashmap *idx)
+{
+	struct sys_stats all = { 0 };
+	size_t i;
+	int err = p ? sys_stats_load(p, &all) : 0;
+
+	for (i = 0; !err && i < all.nr; i++) {
+		const struct sys_stat *s = &all.items[i];
+		const char *name = strtab_intern(m->names, s->name);
+		uint64_t at;
+
+		if (m->filter.pid && s->pid != m->filter.pid)
+			continue;
+		if (!name) {
+			err = -ENOMEM;
+			break;
+		}
+		at = HASHMAP_TO_NUM(hashmap_get(idx, name, 0, 0));
+		if (!at) {
+			if (array_grow(out, out->nr + 1) ||
+			    hashmap_put(idx, name, 0, 0, HASHMAP_NUM(out->nr + 1))) {
+				err = -ENOMEM;
+				break;
+			}
+			out->items[out->nr] = (struct sys_stat){ 0 };
+			strcpy(out->items[out->nr].name, s->name);
+			at = ++out->nr;
+		}
+		sys_stat_merge(&out->items[at - 1], s);
+	}
+	free(all.items);
+	return err;
+}
+
+static int compute_sys(struct top_model *m)
+{
+	struct sys_stats now = { 0 }, before = { 0 };
+	struct hashmap now_idx = { 0 }, before_idx = { 0 };
+	size_t i, j;
+	int err = sys_by_name(m, m->prev, &before, &before_idx);
+
+	m->sys.nr = 0;
+	if (!err)
+		err = sys_by_name(m, m->cur, &now, &now_idx);
+	if (!err && array_grow(&m->sys, now.nr))
+		err = -ENOMEM;
+	for (i = 0; !err && i < now.nr; i++) {
+		struct sys_stat d = now.items[i];
+		uint64_t at = HASHMAP_TO_NUM(hashmap_get(&before_idx,
+							 strtab_intern(m->names, d.name), 0, 0));
+		struct top_sys *row = &m->sys.items[m->sys.nr++];
+
+		/* the interval's calls: the histograms subtract like the counts */
+		if (at) {
+			const struct sys_stat *b = &before.items[at - 1];
+
+			d.count -= b->count;
+			d.errors -= b->errors;
+			d.total_ns -= b->total_ns;
+			for (j = 0; j < SYS_HIST_SLOTS; j++) {
+				d.hist[j] -= b->hist[j];
+				d.hist_ns[j] -= b->hist_ns[j];
+			}
+		}
+		*row = (struct top_sys){
+			.calls = d.count, .errors = d.errors, .ns = d.total_ns,
+			.p50_ns = sys_stat_quantile_ns(&d, 0.5),
+			.p99_ns = sys_stat_quantile_ns(&d, 0.99),
+			.max_ns = now.items[i].max_ns,
+			.calls_all = now.items[i].count, .errors_all = now.items[i].errors,
+			.ns_all = now.items[i].total_ns,
+		};
+		strcpy(row->name, d.name);
+	}
+	free(now.items);
+	free(before.items);
+	hashmap_release(&now_idx);
+	hashmap_release(&before_idx);
+	return err;
+}
+
+/* Add the CPU of look @p per process into m->procs (@sign -1: take it away). */
+static int procs_add(struct top_model *m, const struct profile *p, struct hashmap *idx, int sign)
+{
+	struct profile_weight w;
+	size_t i;
+
+	if (!cpu_weight(p, &w))
+		return 0;
+	for (i = 0; i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+		const struct profile_label *pid = profile_sample_label(s, PROFILE_LABEL_PID);
+		const struct profile_label *comm = profile_sample_label(s, PROFILE_LABEL_COMM);
+		int64_t v = profile_weight_of(&w, s);
+		uint64_t at;
+
+		if (v <= 0 || !pid || pid->str)
+			continue;
+		at = HASHMAP_TO_NUM(hashmap_get(idx, NULL, pid->num, 0));
+		if (!at && sign < 0)
+			continue;
+		if (!at) {
+			if (array_grow(&m->procs, m->procs.nr + 1) ||
+			    hashmap_put(idx, NULL, pid->num, 0, HASHMAP_NUM(m->procs.nr + 1)))
+				return -ENOMEM;
+			m->procs.items[m->procs.nr] = (struct top_proc){
+				.pid = pid->num,
+				.comm = strtab_intern(m->names, comm && comm->str ? comm->str : ""),
+			};
+			at = ++m->procs.nr;
+		}
+		m->procs.items[at - 1].cpu_ns += sign * v;
+	}
+	return 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct top_proc *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The header's sums over what the filter keeps, and the processes by pid. */
+static int compute_header(struct top_model *m)
+{
+	struct hashmap idx = { 0 };
+	uint64_t period = m->cur && m->cur->period > 0 ? m->cur->period : 0;
+	size_t i;
+	int err;
+
+	m->procs.nr = 0;
+	err = procs_add(m, m->cur, &idx, 1);
+	if (!err)
+		err = procs_add(m, m->prev, &idx, -1);
+	hashmap_release(&idx);
+	array_sort(m->procs.items, m->procs.nr, sizeof(*m->procs.items), cmp_proc);
+	m->hdr.cpu_ns = 0;
+	for (i = 0; i < m->procs.nr; i++)
+		if (!m->filter.pid || m->procs.items[i].pid == m->filter.pid)
+			m->hdr.cpu_ns += m->procs.items[i].cpu_ns;
+	m->hdr.have_cpu = m->cur && profile_type_index(m->cur, PROFILE_TYPE_CPU) >= 0;
+	m->hdr.have_syscalls = m->cur && profile_type_index(m->cur, PROFILE_TYPE_LATENCY) >= 0;
+	m->hdr.samples = period ? m->hdr.cpu_ns / period : 0;
+	return err;
+}
+
+int top_model_compute(struct top_model *m)
+{
+	int err = compute_header(m);
+
+	if (!err)
+		err = compute_funcs(m);
+	if (!err)
+		err = compute_sites(m);
+	if (!err)
+		err = compute_sys(m);
+	return err;
+}
+
+/* The sort key of each view, by top_sort; rows compare by it, then by name. */
+struct sort_arg {
+	enum top_view view;
+	enum top_sort sort;
+};
+
+static uint64_t func_key(const struct top_func *f, enum top_sort s)
+{
+	return s == TOP_SORT_NOW ? f->self : s == TOP_SORT_TOTAL ? f->total : f->total_all;
+}
+
+static int cmp_func(const void *a, const void *b, void *arg)
+{
+	const struct top_func *x = a, *y = b;
+	const struct sort_arg *s = arg;
+	uint64_t kx = func_key(x, s->sort), ky = func_key(y, s->sort);
+
+	if (s->sort != TOP_SORT_NAME && kx != ky)
+		return kx < ky ? 1 : -1;
+	if (s->sort != TOP_SORT_NAME && x->self_all != y->self_all)
+		return x->self_all < y->self_all ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static uint64_t site_key(const struct top_site *t, enum top_sort s)
+{
+	return s == TOP_SORT_NOW ? t->ns : s == TOP_SORT_TOTAL ? t->calls : t->ns_all;
+}
+
+/* Sites stay in their groups: path of work, readiness, idle. */
+static int cmp_site(const void *a, const void *b, void *arg)
+{
+	const struct top_site *x = a, *y = b;
+	const struct sort_arg *s = arg;
+	uint64_t kx = site_key(x, s->sort), ky = site_key(y, s->sort);
+
+	if (x->wait != y->wait)
+		return x->wait > y->wait ? 1 : -1;
+	if (s->sort != TOP_SORT_NAME && kx != ky)
+		return kx < ky ? 1 : -1;
+	if (s->sort != TOP_SORT_NAME && x->ns_all != y->ns_all)
+		return x->ns_all < y->ns_all ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static uint64_t sys_key(const struct top_sys *t, enum top_sort s)
+{
+	return s == TOP_SORT_NOW ? t->ns : s == TOP_SORT_TOTAL ? t->calls : t->calls_all;
+}
+
+static int cmp_sys(const void *a, const void *b, void *arg)
+{
+	const struct top_sys *x = a, *y = b;
+	const struct sort_arg *s = arg;
+	uint64_t kx = sys_key(x, s->sort), ky = sys_key(y, s->sort);
+
+	if (s->sort != TOP_SORT_NAME && kx != ky)
+		return kx < ky ? 1 : -1;
+	if (s->sort != TOP_SORT_NAME && x->calls_all != y->calls_all)
+		return x->calls_all < y->calls_all ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+void top_model_sort(struct top_model *m, enum top_view view, enum top_sort sort)
+{
+	struct sort_arg a = { .view = view, .sort = sort };
+	struct sort_arg zoom = { .view = view, .sort = sort == TOP_SORT_NAME ? sort : TOP_SORT_TOTAL };
+
+	switch (view) {
+	case TOP_VIEW_FUNCS:
+		array_sort_r(m->funcs.items, m->funcs.nr, sizeof(*m->funcs.items), cmp_func, &a);
+		/* a caller's or callee's own time means nothing: they go by total */
+		array_sort_r(m->callers.items, m->callers.nr, sizeof(*m->callers.items), cmp_func,
+			     &zoom);
+		array_sort_r(m->callees.items, m->callees.nr, sizeof(*m->callees.items), cmp_func,
+			     &zoom);
+		break;
+	case TOP_VIEW_WAITS:
+		array_sort_r(m->sites.items, m->sites.nr, sizeof(*m->sites.items), cmp_site, &a);
+		break;
+	case TOP_VIEW_SYSCALLS:
+		array_sort_r(m->sys.items, m->sys.nr, sizeof(*m->sys.items), cmp_sys, &a);
+		break;
+	default:
+		break;
+	}
+}
