@@ -372,6 +372,19 @@ static void free_recorders(struct session *s)
 	s->sym = NULL;
 }
 
+void session_stop(struct session *s)
+{
+	if (s->stopped || !s->col)
+		return;
+	s->stopped = true;
+	/* no deadline to keep when the targets ended: what they left is read */
+	collect_stop_read_all(s->col, s->targets_ended);
+	signal_command(s);
+	s->end_ns = now_ns();
+	collect_detach(s->col);
+	reap_command(s);
+}
+
 int session_finish(struct session *s, const char *command_line, struct profile **out)
 {
 	struct profile *p = profile_new();
@@ -379,12 +392,7 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 	int err = p ? 0 : -ENOMEM;
 
 	*out = NULL;
-	/* no deadline to keep when the targets ended: what they left is read */
-	collect_stop_read_all(s->col, s->targets_ended);
-	signal_command(s);
-	s->end_ns = now_ns();
-	collect_detach(s->col);
-	reap_command(s);
+	session_stop(s);
 	/* after detach: syscalls in flight at the stop count in the last interval */
 	if (!err && s->sampling)
 		err = intervals_tick(&s->intervals, s->end_ns, true);

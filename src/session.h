@@ -54,6 +54,7 @@ struct session {
 	uint64_t start_wall_ns;		/* wall clock at attach */
 	int nice;			/* latprof's niceness as started */
 	bool targets_ended;		/* the loop ended because they did */
+	bool stopped;			/* session_stop ran */
 };
 
 /*
@@ -100,6 +101,13 @@ int session_run(struct session *s, const struct session_loop *l);
  * status is left to read. 0 or -errno (printed).
  */
 int session_finish(struct session *s, const char *command_line, struct profile **out);
+
+/*
+ * The first half of session_finish, for a session whose profile is not
+ * wanted (top without -o): detach, and end a command still running.
+ * Idempotent.
+ */
+void session_stop(struct session *s);
 
 /* Free everything; a command never released is killed. */
 void session_release(struct session *s);

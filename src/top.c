@@ -217,6 +217,8 @@ int top_run(const struct top_opts *o)
 		pr_info("the targets exited");
 	if (!err && o->out.path)
 		err = top_write(o, &t.s);
+	else
+		session_stop(&t.s);	/* a command still running ends as with -o */
 	session_release(&t.s);
 	top_model_release(&t.m);
 	return err;

@@ -1126,3 +1126,41 @@ cpu_away_frac()
 		}
 		END { printf "%.3f\n", max }' "$1" "$2"
 }
+
+# A terminal for a full-screen program (latprof top): a tmux server of this
+# test alone (its own socket: two tests never share a name), killed at exit.
+# tmux_start COLS ROWS CMD: run the shell command CMD in a new window of
+# that size; the window stays after CMD ends, so its last screen can be read.
+TMUX_SOCK=lp-$TEST_NAME-$$
+tmux_start()
+{
+	require_cmd tmux tmux "the full-screen tests"
+	at_exit tmux -L "$TMUX_SOCK" kill-server
+	tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -s t -x "$1" -y "$2" "$3; sleep 300" ||
+		fail "cannot start tmux"
+}
+
+# tmux_screen: what the window shows now, one line a row.
+tmux_screen()
+{
+	tmux -L "$TMUX_SOCK" capture-pane -p -t t
+}
+
+# tmux_keys KEY...: type KEYs into the window (tmux send-keys names: Enter, Escape, ...).
+tmux_keys()
+{
+	tmux -L "$TMUX_SOCK" send-keys -t t "$@"
+}
+
+# tmux_wait PATTERN [TIMEOUT_S]: wait until the window shows a line
+# matching the grep -E PATTERN; the screen is then in $WORKDIR/screen.
+tmux_wait()
+{
+	local i
+	for ((i = 0; i < ${2:-5} * 10; i++)); do
+		tmux_screen >"$WORKDIR/screen" 2>/dev/null
+		grep -qE -- "$1" "$WORKDIR/screen" && return 0
+		sleep 0.1
+	done
+	return 1
+}
