@@ -381,8 +381,11 @@ static int cmp_func(const void *a, const void *b, void *arg)
 
 	if (s->sort != TOP_SORT_NAME && kx != ky)
 		return kx < ky ? 1 : -1;
-	if (s->sort != TOP_SORT_NAME && x->self_all != y->self_all)
-		return x->self_all < y->self_all ? 1 : -1;
+	/* then what ran in the interval before what ran only earlier */
+	if (s->sort != TOP_SORT_NAME && x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (s->sort != TOP_SORT_NAME && x->total_all != y->total_all)
+		return x->total_all < y->total_all ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
