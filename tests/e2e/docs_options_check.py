@@ -7,7 +7,7 @@ usage: docs_options_check.py LATPROF MANPAGE MD...
 Sources of "verb V takes --opt":
   - the man page's SYNOPSIS line of V (`.B latprof V` up to `.br`);
   - the item headers (the line after `.TP`) of RECORD OPTIONS (record) and
-    EXPORT OPTIONS (export), and the whole SERVE section (serve);
+    EXPORT OPTIONS (export), and the whole SERVE and TOP sections (serve, top);
   - in the Markdown files, every `latprof V ...` command, up to a `--`
     that starts a command (options after it are the command's).
 Prints one "FILE:LINE: latprof V --opt: not in `latprof V --help`" line per
@@ -17,11 +17,12 @@ import re
 import subprocess
 import sys
 
-VERBS = ('record', 'report', 'export', 'flamegraph', 'diff', 'timeline', 'serve', 'symbolize')
+VERBS = ('record', 'report', 'export', 'flamegraph', 'diff', 'timeline', 'serve', 'symbolize',
+         'top')
 LONG = re.compile(r'(?<![\w/-])--[a-z][a-z0-9-]*')
 # man sections whose option items belong to one verb; True: the whole text
 SECTIONS = {'RECORD OPTIONS': ('record', False), 'EXPORT OPTIONS': ('export', False),
-            'SERVE': ('serve', True)}
+            'SERVE': ('serve', True), 'TOP': ('top', True)}
 
 
 def help_options(latprof, verb):
