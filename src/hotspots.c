@@ -11,15 +11,17 @@
 #include "src/syscalls.h"
 #include "src/lib/util.h"
 
-/* Does @f keep sample @s? */
-static bool hot_keeps(const struct hot_filter *f, const struct profile_sample *s)
+bool hot_keeps(const struct hot_filter *f, const struct profile_sample *s)
 {
 	const struct profile_label *pid;
 
-	if (!f || !f->pid)
+	if (!f || (!f->pid && !f->pids))
 		return true;
 	pid = profile_sample_label(s, PROFILE_LABEL_PID);
-	return pid && !pid->str && (uint64_t)pid->num == f->pid;
+	if (!pid || pid->str)
+		return false;
+	return (!f->pid || (uint64_t)pid->num == f->pid) &&
+	       (!f->pids || hashmap_get(f->pids, NULL, pid->num, 0));
 }
 
 struct hot_func *hot_funcs_find(const struct hot_funcs *t, const char *name)
@@ -150,7 +152,7 @@ struct hot_site *hot_sites_find(const struct hot_sites *t, const char *name)
 	return i ? &t->items[i - 1] : NULL;
 }
 
-static struct hot_site *site_get(struct hot_sites *t, const char *name, enum hot_wait wait)
+struct hot_site *hot_sites_get(struct hot_sites *t, const char *name, enum hot_wait wait)
 {
 	struct hot_site *s = hot_sites_find(t, name);
 
@@ -198,7 +200,7 @@ int hot_sites_collect(const struct profile *p, int lat, int calls, const struct 
 		w = site_wait_of(wait);
 		buf[0] = '0' + w;
 		site_name(&st, !(flags & STACKS_FLAG_NATIVE), buf + 1, sizeof(buf) - 1);
-		site = site_get(t, strtab_intern(names, buf), w);
+		site = hot_sites_get(t, strtab_intern(names, buf), w);
 		if (!site || !site->name) {
 			err = -ENOMEM;
 			break;

@@ -10,6 +10,7 @@
 #ifndef LATPROF_HOTSPOTS_H
 #define LATPROF_HOTSPOTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "src/lib/hashmap.h"
@@ -17,11 +18,16 @@
 #include "src/profile.h"
 #include "src/weight.h"
 
-/* Only the samples of this process (its "pid" label); 0: every process. */
+/* The samples a table counts. */
 struct hot_filter {
-	uint64_t pid;
+	uint64_t pid;			/* only this process's ("pid" label); 0: all */
+	const struct hashmap *pids;	/* and only those whose pid is a key
+					 * (NULL obj, pid, 0) here; NULL: all */
 	unsigned int stack_flags;	/* enum stacks_flag to add (STACKS_FLAG_NATIVE) */
 };
+
+/* Does @f keep sample @s? */
+bool hot_keeps(const struct hot_filter *f, const struct profile_sample *s);
 
 struct hot_func {
 	const char *name;	/* interned: the key */
@@ -78,6 +84,8 @@ struct hot_sites {
 int hot_sites_collect(const struct profile *p, int lat, int calls, const struct hot_filter *f,
 		      struct strtab *names, struct hot_sites *t);
 struct hot_site *hot_sites_find(const struct hot_sites *t, const char *name);
+/* ... added empty in group @wait when new; NULL: out of memory. */
+struct hot_site *hot_sites_get(struct hot_sites *t, const char *name, enum hot_wait wait);
 /* Path of work first, then undecided, idle last; each by total time. */
 void hot_sites_sort(struct hot_sites *t);
 void hot_sites_release(struct hot_sites *t);

@@ -98,6 +98,7 @@ static void header_counters(struct top *t)
 /* A look at the session into the model, then the snapshot or the screen. */
 static int look(struct top *t, uint64_t now)
 {
+	uint64_t c0 = thread_cpu_ns(), c1, c2;
 	struct profile *p = profile_new();
 	int err = p ? collect_peek_profile(t->s.col, p) : -ENOMEM;
 
@@ -106,6 +107,7 @@ static int look(struct top *t, uint64_t now)
 		pr_err("cannot read the session: %s", strerror(-err));
 		return err;
 	}
+	c1 = thread_cpu_ns();
 	top_model_push(&t->m, p, now - t->s.attached_ns);
 	header_counters(t);
 	err = top_model_compute(&t->m);
@@ -113,6 +115,7 @@ static int look(struct top *t, uint64_t now)
 		pr_err("cannot compute the views: %s", strerror(-err));
 		return err;
 	}
+	c2 = thread_cpu_ns();
 	t->looks++;
 	if (t->screen.open) {
 		top_screen_draw(&t->screen, &t->m, true);
@@ -125,6 +128,9 @@ static int look(struct top *t, uint64_t now)
 		if (t->o->iterations && t->looks >= t->o->iterations)
 			t->quit = true;
 	}
+	pr_debug("look %lu: %" PRIu64 " samples; CPU: %.2f ms reading, %.2f ms computing, "
+		 "%.2f ms showing", t->looks, (uint64_t)t->m.cur->samples.nr, (c1 - c0) / 1e6,
+		 (c2 - c1) / 1e6, (thread_cpu_ns() - c2) / 1e6);
 	return 0;
 }
 

@@ -31,6 +31,10 @@ void top_model_release(struct top_model *m)
 	free(m->sites.items);
 	free(m->sys.items);
 	free(m->procs.items);
+	hot_funcs_release(&m->all_funcs);
+	hot_funcs_release(&m->all_zoom_funcs[0]);
+	hot_funcs_release(&m->all_zoom_funcs[1]);
+	hot_sites_release(&m->all_sites);
 	strtab_free(m->names);
 	memset(m, 0, sizeof(*m));
 }
@@ -42,6 +46,7 @@ void top_model_push(struct top_model *m, struct profile *p, uint64_t elapsed_ns)
 	m->cur = p;
 	m->hdr.interval_ns = elapsed_ns - m->hdr.elapsed_ns;
 	m->hdr.elapsed_ns = elapsed_ns;
+	m->pushed = true;
 }
 
 /* The CPU weight of @p, false when it has none (no --mode cpu). */
@@ -51,30 +56,100 @@ static bool cpu_weight(const struct profile *p, struct profile_weight *w)
 	       !profile_weight_get(p, "cpu-time", w);
 }
 
-/*
- * The function rows: @now and @before (NULL: none) as hot_funcs tables of
- * the same strtab, the older subtracted. Every function of @now is a row,
- * its interval values 0 when it did not run.
- */
-#define TOP_DELTA(now, before, field) ((now)->field - ((before) ? (before)->field : 0))
+/* A sample's values summed over the columns: it grows whenever the sample does. */
+static uint64_t sample_sum(const struct profile *p, const struct profile_sample *s)
+{
+	uint64_t sum = 0;
+	size_t i;
 
-static int funcs_rows(const struct hot_funcs *now,
+	for (i = 0; i < p->types.nr; i++)
+		if (s->values[i] > 0)
+			sum += s->values[i];
+	return sum;
+}
+
+/* Add the sums of look @p's samples per pid into @h (value: sum + 1), @sign -1 subtracts. */
+static int pid_sums(const struct profile *p, struct hashmap *h, int sign)
+{
+	size_t i;
+
+	for (i = 0; p && i < p->samples.nr; i++) {
+		const struct profile_sample *s = &p->samples.items[i];
+		const struct profile_label *pid = profile_sample_label(s, PROFILE_LABEL_PID);
+		uint64_t v = HASHMAP_TO_NUM(hashmap_get(h, NULL, pid ? pid->num : 0, 0));
+
+		v = (v ? v : 1) + sign * sample_sum(p, s);
+		if (hashmap_put(h, NULL, pid ? pid->num : 0, 0, HASHMAP_NUM(v ? v : 1)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The processes whose samples changed between the two looks, into
+ * @active (pid -> 1): the others' part of the interval is nothing, and
+ * their part since the start is what it was. Samples only grow, so a
+ * process whose sums are the same in both looks has not changed.
+ */
+static int active_pids(const struct top_model *m, struct hashmap *active)
+{
+	struct hashmap sums = { 0 };
+	size_t i;
+	int err = pid_sums(m->cur, &sums, 1);
+
+	if (!err)
+		err = pid_sums(m->prev, &sums, -1);
+	for (i = 0; !err && i < sums.nr_slots; i++)
+		if (sums.slots[i].value && HASHMAP_TO_NUM(sums.slots[i].value) != 1)
+			err = hashmap_put(active, NULL, sums.slots[i].a, 0, HASHMAP_NUM(1));
+	hashmap_release(&sums);
+	return err;
+}
+
+/* Add @now - @before (NULL: none) of every function into @all. */
+static int funcs_accumulate(struct hot_funcs *all, const struct hot_funcs *now,
+			    const struct hot_funcs *before)
+{
+	size_t i;
+
+	for (i = 0; i < now->nr; i++) {
+		const struct hot_func *a = &now->items[i];
+		const struct hot_func *b = before ? hot_funcs_find(before, a->name) : NULL;
+		struct hot_func *to = hot_funcs_get(all, a->name);
+
+		if (!to)
+			return -ENOMEM;
+		to->self += a->self - (b ? b->self : 0);
+		to->total += a->total - (b ? b->total : 0);
+	}
+	return 0;
+}
+
+#define TOP_DELTA(now, before, name, field) \
+	(((now) ? (now)->field : 0) - ((before) ? (before)->field : 0))
+
+/*
+ * The rows: every function of @all (since the start), its interval values
+ * @now - @before (the changed processes' tables of both looks).
+ */
+static int funcs_rows(const struct hot_funcs *all, const struct hot_funcs *now,
 		      const struct hot_funcs *before, void *rows)
 {
 	struct { struct top_func *items; size_t nr, alloc; } *out = rows;
 	size_t i;
 
 	out->nr = 0;
-	if (array_grow(out, now->nr))
+	if (array_grow(out, all->nr))
 		return -ENOMEM;
-	for (i = 0; i < now->nr; i++) {
-		const struct hot_func *a = &now->items[i];
+	for (i = 0; i < all->nr; i++) {
+		const struct hot_func *a = &all->items[i];
+		const struct hot_func *n = hot_funcs_find(now, a->name);
 		const struct hot_func *b = before ? hot_funcs_find(before, a->name) : NULL;
 
 		out->items[out->nr++] = (struct top_func){
 			.name = a->name,
-			.self = TOP_DELTA(a, b, self),
-			.total = TOP_DELTA(a, b, total),
+			.self = TOP_DELTA(n, b, a->name, self),
+			.total = TOP_DELTA(n, b, a->name, total),
 			.self_all = a->self,
 			.total_all = a->total,
 		};
@@ -82,9 +157,9 @@ static int funcs_rows(const struct hot_funcs *now,
 	return 0;
 }
 
-/* The callers and callees of m->zoom in look @p into @callers and @callees. */
-static int zoom_count(struct top_model *m, const struct profile *p, struct hot_funcs *callers,
-		      struct hot_funcs *callees)
+/* The callers and callees of m->zoom in the samples of look @p that @f keeps. */
+static int zoom_count(struct top_model *m, const struct profile *p, const struct hot_filter *f,
+		      struct hot_funcs *callers, struct hot_funcs *callees)
 {
 	const char *root = strtab_intern(m->names, TOP_ZOOM_ROOT);
 	const char *self = strtab_intern(m->names, TOP_ZOOM_SELF);
@@ -100,13 +175,12 @@ static int zoom_count(struct top_model *m, const struct profile *p, struct hot_f
 		return 0;
 	for (i = 0; !err && i < p->samples.nr; i++) {
 		const struct profile_sample *s = &p->samples.items[i];
-		const struct profile_label *pid = profile_sample_label(s, PROFILE_LABEL_PID);
 		int64_t v = profile_weight_of(&w, s);
 
-		if (v <= 0 || (m->filter.pid && (!pid || (uint64_t)pid->num != m->filter.pid)))
+		if (v <= 0 || !hot_keeps(f, s))
 			continue;
-		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | w.stack_flags |
-				     m->filter.stack_flags, m->names, &st);
+		err = stack_names_of(p, s, STACKS_FLAG_NO_COMM | w.stack_flags | f->stack_flags,
+				     m->names, &st);
 		for (j = 0; !err && j < st.nr; j++) {
 			if (st.items[j] != m->zoom)
 				continue;
@@ -130,65 +204,113 @@ static int zoom_count(struct top_model *m, const struct profile *p, struct hot_f
 	return err;
 }
 
-static int compute_funcs(struct top_model *m)
+/* The functions (@zoom: the zoom's callers and callees) of look @p that @f keeps. */
+static int funcs_count(struct top_model *m, const struct profile *p, const struct hot_filter *f,
+		       bool zoom, struct hot_funcs t[2])
 {
-	struct hot_funcs now = { 0 }, before = { 0 }, zc[2] = { { 0 } }, zb[2] = { { 0 } };
 	struct profile_weight w;
-	bool prev = cpu_weight(m->prev, &w);
-	int err = 0;
 
-	m->funcs.nr = m->callers.nr = m->callees.nr = 0;
-	if (prev)
-		err = hot_funcs_count(m->prev, &w, &m->filter, m->names, &before);
-	if (!err && cpu_weight(m->cur, &w))
-		err = hot_funcs_count(m->cur, &w, &m->filter, m->names, &now);
+	if (!p)
+		return 0;
+	if (zoom)
+		return m->zoom ? zoom_count(m, p, f, &t[0], &t[1]) : 0;
+	return cpu_weight(p, &w) ? hot_funcs_count(p, &w, f, m->names, &t[0]) : 0;
+}
+
+/*
+ * One function table and its rows (@zoom: the two of the zoom): the last
+ * interval from the changed processes of both looks, since the start
+ * added to (or, @full, counted again from the newer look).
+ */
+static int compute_funcs_of(struct top_model *m, const struct hashmap *active, bool full,
+			    bool zoom)
+{
+	struct hot_funcs now[2] = { { 0 } }, before[2] = { { 0 } };
+	struct hot_funcs *all = zoom ? m->all_zoom_funcs : &m->all_funcs;
+	struct hot_filter f = m->filter;
+	int err, i;
+
+	f.pids = m->prev ? active : NULL;
+	err = funcs_count(m, m->prev, &f, zoom, before);
 	if (!err)
-		err = funcs_rows(&now, prev ? &before : NULL, &m->funcs);
-	if (!err && m->zoom && m->prev)
-		err = zoom_count(m, m->prev, &zb[0], &zb[1]);
-	if (!err && m->zoom)
-		err = zoom_count(m, m->cur, &zc[0], &zc[1]);
-	if (!err && m->zoom)
-		err = funcs_rows(&zc[0], m->prev ? &zb[0] : NULL, &m->callers);
-	if (!err && m->zoom)
-		err = funcs_rows(&zc[1], m->prev ? &zb[1] : NULL, &m->callees);
-	hot_funcs_release(&now);
-	hot_funcs_release(&before);
-	for (int i = 0; i < 2; i++) {
-		hot_funcs_release(&zc[i]);
-		hot_funcs_release(&zb[i]);
+		err = funcs_count(m, m->cur, &f, zoom, now);
+	for (i = 0; !err && i < 1 + zoom; i++) {
+		if (full) {
+			hot_funcs_release(&all[i]);
+		} else if (m->pushed) {
+			err = funcs_accumulate(&all[i], &now[i], m->prev ? &before[i] : NULL);
+		}
+	}
+	if (!err && full)
+		err = funcs_count(m, m->cur, &m->filter, zoom, all);
+	if (!err && zoom) {
+		err = funcs_rows(&all[0], &now[0], m->prev ? &before[0] : NULL, &m->callers);
+		if (!err)
+			err = funcs_rows(&all[1], &now[1], m->prev ? &before[1] : NULL, &m->callees);
+	} else if (!err) {
+		err = funcs_rows(&all[0], &now[0], m->prev ? &before[0] : NULL, &m->funcs);
+	}
+	for (i = 0; i < 2; i++) {
+		hot_funcs_release(&now[i]);
+		hot_funcs_release(&before[i]);
 	}
 	return err;
 }
 
-/* The slow call sites of look @p (none without the syscall collector). */
-static int sites_of(struct top_model *m, const struct profile *p, struct hot_sites *t)
+/* The slow call sites of look @p that @f keeps (none without the syscall collector). */
+static int sites_of(struct top_model *m, const struct profile *p, const struct hot_filter *f,
+		    struct hot_sites *t)
 {
 	int lat = p ? profile_type_index(p, PROFILE_TYPE_LATENCY) : -1;
 
 	if (lat < 0)
 		return 0;
-	return hot_sites_collect(p, lat, profile_type_index(p, PROFILE_TYPE_SYSCALLS), &m->filter,
+	return hot_sites_collect(p, lat, profile_type_index(p, PROFILE_TYPE_SYSCALLS), f,
 				 m->names, t);
 }
 
-static int compute_sites(struct top_model *m)
+/* The sites, as compute_funcs_of the functions. */
+static int compute_sites(struct top_model *m, const struct hashmap *active, bool full)
 {
-	struct hot_sites now = { 0 }, before = { 0 };
+	struct hot_sites now = { 0 }, before = { 0 }, *all = &m->all_sites;
+	struct hot_filter f = m->filter;
+	const struct hot_site *a, *n, *b;
+	struct hot_site *to;
 	size_t i;
-	int err = sites_of(m, m->prev, &before);
+	int err;
 
-	m->sites.nr = 0;
+	f.pids = m->prev ? active : NULL;
+	err = sites_of(m, m->prev, &f, &before);
 	if (!err)
-		err = sites_of(m, m->cur, &now);
-	if (!err && array_grow(&m->sites, now.nr))
+		err = sites_of(m, m->cur, &f, &now);
+	if (!err && full) {
+		hot_sites_release(all);
+		err = sites_of(m, m->cur, &m->filter, all);
+	}
+	for (i = 0; !err && !full && m->pushed && i < now.nr; i++) {
+		a = &now.items[i];
+		b = hot_sites_find(&before, a->name);
+		to = hot_sites_get(all, a->name, a->wait);
+		if (!to) {
+			err = -ENOMEM;
+			break;
+		}
+		to->calls += a->calls - (b ? b->calls : 0);
+		to->total_ns += a->total_ns - (b ? b->total_ns : 0);
+		if (a->max_ns > to->max_ns)
+			to->max_ns = a->max_ns;
+	}
+	m->sites.nr = 0;
+	if (!err && array_grow(&m->sites, all->nr))
 		err = -ENOMEM;
-	for (i = 0; !err && i < now.nr; i++) {
-		const struct hot_site *a = &now.items[i], *b = hot_sites_find(&before, a->name);
-
+	for (i = 0; !err && i < all->nr; i++) {
+		a = &all->items[i];
+		n = hot_sites_find(&now, a->name);
+		b = hot_sites_find(&before, a->name);
 		m->sites.items[m->sites.nr++] = (struct top_site){
 			.name = a->name, .wait = a->wait,
-			.calls = TOP_DELTA(a, b, calls), .ns = TOP_DELTA(a, b, total_ns),
+			.calls = TOP_DELTA(n, b, a->name, calls),
+			.ns = TOP_DELTA(n, b, a->name, total_ns),
 			.calls_all = a->calls, .ns_all = a->total_ns, .max_ns = a->max_ns,
 		};
 	}
@@ -351,14 +473,31 @@ static int compute_header(struct top_model *m)
 
 int top_model_compute(struct top_model *m)
 {
-	int err = compute_header(m);
+	/* since the start is counted again when what it counts changed */
+	bool full = !m->all_valid || m->all_pid != m->filter.pid;
+	bool full_zoom = full || m->all_zoom != m->zoom;
+	struct hashmap active = { 0 };
+	size_t i;
+	int err = active_pids(m, &active);
 
 	if (!err)
-		err = compute_funcs(m);
+		err = compute_header(m);
+	for (i = 0; i < m->procs.nr; i++)
+		m->procs.items[i].active = hashmap_get(&active, NULL, m->procs.items[i].pid, 0);
 	if (!err)
-		err = compute_sites(m);
+		err = compute_funcs_of(m, &active, full, false);
+	if (!err)
+		err = compute_funcs_of(m, &active, full_zoom, true);
+	if (!err)
+		err = compute_sites(m, &active, full);
 	if (!err)
 		err = compute_sys(m);
+	hashmap_release(&active);
+	/* a failure leaves since the start to be counted again */
+	m->all_valid = !err;
+	m->all_pid = m->filter.pid;
+	m->all_zoom = m->zoom;
+	m->pushed = false;
 	return err;
 }
 

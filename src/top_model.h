@@ -3,7 +3,8 @@
  * What `latprof top` shows, computed from two looks at a running session:
  * each look is a profile of everything so far (collect_peek_profile), so
  * the last interval is the newer look minus the older one, table by table
- * (hotspots.h), and "since start" is the newer look itself. Three views:
+ * (hotspots.h), over the processes whose samples changed; "since start"
+ * adds the intervals up. Three views:
  * functions by CPU (own and total), the call sites of slow syscalls (on the
  * path of work, readiness, idle), and syscalls (calls, errors, percentiles
  * from the kernel's histograms); plus the callers and callees of one
@@ -48,6 +49,7 @@ struct top_proc {
 	uint64_t pid;
 	const char *comm;		/* interned */
 	uint64_t cpu_ns;		/* the last interval */
+	bool active;			/* its samples grew in it */
 };
 
 /* What the header says; the caller fills the counters the profile does not hold. */
@@ -73,6 +75,18 @@ struct top_model {
 	struct { struct top_site *items; size_t nr, alloc; } sites;
 	struct { struct top_sys *items; size_t nr, alloc; } sys;
 	struct { struct top_proc *items; size_t nr, alloc; } procs;
+	/*
+	 * Since the start, added to at each look with what changed (the
+	 * processes whose samples grew), counted again from the newer look
+	 * when the filter or the zoom changes: a look costs what the active
+	 * processes' samples cost, not what every process ever seen does.
+	 */
+	struct hot_funcs all_funcs, all_zoom_funcs[2];
+	struct hot_sites all_sites;
+	bool all_valid;			/* they are of the filter and zoom below */
+	uint64_t all_pid;
+	const char *all_zoom;
+	bool pushed;			/* a look came since they were added to */
 };
 
 /* 0 or -ENOMEM. */

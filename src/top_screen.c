@@ -42,9 +42,17 @@ static const char *const help_lines[] = {
 	"Shares are of the targets' CPU in the last interval; rates are per second.",
 };
 
-/* One line of the view: its text, and the function Enter zooms into (NULL: none). */
+/*
+ * One line of the view: what it shows, formatted only when drawn (a view
+ * may have thousands of rows and a screen fifty), and the function Enter
+ * zooms into (NULL: none).
+ */
+enum line_kind { LINE_FUNC, LINE_SITE, LINE_SYS, LINE_GROUP, LINE_TITLE };
+
 struct screen_line {
-	char text[LINE_MAX_BYTES];
+	enum line_kind kind;
+	const void *row;	/* top_func, top_site, top_sys; the title's text */
+	enum hot_wait group;
 	const char *func;
 	bool heading;
 };
@@ -54,7 +62,8 @@ struct screen_lines {
 	size_t nr, alloc;
 };
 
-static struct screen_line *line_add(struct screen_lines *l, const char *func, bool heading)
+static struct screen_line *line_add(struct screen_lines *l, enum line_kind kind, const void *row,
+				    const char *func)
 {
 	struct screen_line *sl;
 
@@ -68,10 +77,34 @@ static struct screen_line *line_add(struct screen_lines *l, const char *func, bo
 		l->alloc = n;
 	}
 	sl = &l->items[l->nr++];
-	sl->func = func;
-	sl->heading = heading;
-	sl->text[0] = 0;
+	*sl = (struct screen_line){
+		.kind = kind, .row = row, .func = func,
+		.heading = kind == LINE_GROUP || kind == LINE_TITLE,
+	};
 	return sl;
+}
+
+/* The text of line @sl. */
+static void line_text(const struct top_model *m, const struct screen_line *sl, char *buf,
+		      size_t size)
+{
+	switch (sl->kind) {
+	case LINE_FUNC:
+		top_text_func(m, sl->row, buf, size);
+		break;
+	case LINE_SITE:
+		top_text_site(m, sl->row, buf, size);
+		break;
+	case LINE_SYS:
+		top_text_sys(m, sl->row, buf, size);
+		break;
+	case LINE_GROUP:
+		top_text_group(m, sl->group, buf, size);
+		break;
+	case LINE_TITLE:
+		snprintf(buf, size, "%s:", (const char *)sl->row);
+		break;
+	}
 }
 
 /* The functions (or the zoom's callers and callees) as lines. */
@@ -81,21 +114,17 @@ static void lines_funcs(struct screen_lines *l, struct top_model *m)
 		{ "Callers", m->callers.items, m->callers.nr },
 		{ "Callees", m->callees.items, m->callees.nr },
 	};
-	struct screen_line *sl;
 	size_t i, p;
 
 	if (!m->zoom) {
 		for (i = 0; i < m->funcs.nr; i++)
-			if ((sl = line_add(l, m->funcs.items[i].name, false)))
-				top_text_func(m, &m->funcs.items[i], sl->text, sizeof(sl->text));
+			line_add(l, LINE_FUNC, &m->funcs.items[i], m->funcs.items[i].name);
 		return;
 	}
 	for (p = 0; p < 2; p++) {
-		if ((sl = line_add(l, NULL, true)))
-			snprintf(sl->text, sizeof(sl->text), "%s:", parts[p].title);
+		line_add(l, LINE_TITLE, parts[p].title, NULL);
 		for (i = 0; i < parts[p].nr; i++)
-			if ((sl = line_add(l, parts[p].rows[i].name, false)))
-				top_text_func(m, &parts[p].rows[i], sl->text, sizeof(sl->text));
+			line_add(l, LINE_FUNC, &parts[p].rows[i], parts[p].rows[i].name);
 	}
 }
 
@@ -110,23 +139,20 @@ static void lines_waits(struct screen_lines *l, struct top_model *m)
 		for (i = 0, any = false; i < m->sites.nr; i++) {
 			if (m->sites.items[i].wait != w)
 				continue;
-			if (!any && (sl = line_add(l, NULL, true)))
-				top_text_group(m, w, sl->text, sizeof(sl->text));
+			if (!any && (sl = line_add(l, LINE_GROUP, NULL, NULL)))
+				sl->group = w;
 			any = true;
-			if ((sl = line_add(l, NULL, false)))
-				top_text_site(m, &m->sites.items[i], sl->text, sizeof(sl->text));
+			line_add(l, LINE_SITE, &m->sites.items[i], NULL);
 		}
 	}
 }
 
 static void lines_sys(struct screen_lines *l, struct top_model *m)
 {
-	struct screen_line *sl;
 	size_t i;
 
 	for (i = 0; i < m->sys.nr; i++)
-		if ((sl = line_add(l, NULL, false)))
-			top_text_sys(m, &m->sys.items[i], sl->text, sizeof(sl->text));
+		line_add(l, LINE_SYS, &m->sys.items[i], NULL);
 }
 
 static void lines_of(struct screen_lines *l, struct top_screen *ts, struct top_model *m)
@@ -226,9 +252,10 @@ void top_screen_draw(struct top_screen *ts, struct top_model *m, bool look)
 		int attr = shown.items[i].heading ? A_BOLD :
 			   i == ts->sel && ts->view == TOP_VIEW_FUNCS ? A_STANDOUT : 0;
 
+		line_text(m, &shown.items[i], l2, sizeof(l2));
 		if (attr)
 			attron(attr);
-		mvaddnstr(4 + y, 0, shown.items[i].text, COLS);
+		mvaddnstr(4 + y, 0, l2, COLS);
 		if (attr)
 			attroff(attr);
 	}
@@ -261,13 +288,13 @@ static size_t select_step(size_t from, int dir)
 	return from;
 }
 
-/* p: the next process in pid order after the one shown, then all again. */
+/* p: the next process active in the interval, in pid order, then all again. */
 static void filter_next(struct top_model *m)
 {
 	size_t i;
 
 	for (i = 0; i < m->procs.nr; i++)
-		if (m->procs.items[i].pid > m->filter.pid) {
+		if (m->procs.items[i].pid > m->filter.pid && m->procs.items[i].active) {
 			m->filter.pid = m->procs.items[i].pid;
 			return;
 		}
