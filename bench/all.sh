@@ -28,6 +28,9 @@
 #               deadline, peak RSS, CPU and events lost of latprof record
 #               -a, perf record -a -g, syscount -L and a latprof serve pull
 #               (churn.sh)
+#   top         latprof top's own CPU as a share of one core and its RSS,
+#               -b and on a terminal (tmux), beside record's, watching the
+#               demo in a loop at 99 Hz (top_cost.sh)
 #
 # Usage: bench/all.sh [-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]
 #   -q  quick: fewer rounds and smaller runs (about 6 minutes instead of ~23)
@@ -45,7 +48,7 @@ set -u
 USAGE="[-q] [-r ROUNDS] [-s SECTIONS] [-o FILE]"
 QUICK=0
 ROUNDS_ALL=
-SECTIONS=syscall,sampling,nginx,symbolize,flamegraph,python,churn
+SECTIONS=syscall,sampling,nginx,symbolize,flamegraph,python,churn,top
 OUT=
 while getopts "qr:s:o:h" opt; do
 	case $opt in
@@ -59,8 +62,8 @@ done
 [ -z "$ROUNDS_ALL" ] || [[ $ROUNDS_ALL =~ ^[1-9][0-9]*$ ]] || usage
 for s in ${SECTIONS//,/ }; do
 	case $s in
-	syscall | sampling | nginx | symbolize | flamegraph | python | churn) ;;
-	*) die "unknown section: $s (syscall, sampling, nginx, symbolize, flamegraph, python, churn)" ;;
+	syscall | sampling | nginx | symbolize | flamegraph | python | churn | top) ;;
+	*) die "unknown section: $s (syscall, sampling, nginx, symbolize, flamegraph, python, churn, top)" ;;
 	esac
 done
 
@@ -84,6 +87,7 @@ if [ "$QUICK" = 1 ]; then
 	FLG_R=3				# flamegraph
 	PY_R=3 PY_N=200 PY_S=1		# python: rounds, thousands, bpf_stats rounds
 	CHN_R=2 CHN_N=10,60 CHN_D=3	# churn: rounds, loops, seconds per run
+	TOP_R=2 TOP_N=15		# top: rounds, seconds per run
 else
 	SYS_R=31 SYS_N=300
 	SMP_R=7 SMP_N=1000 SMP_F="99 999"
@@ -92,10 +96,11 @@ else
 	FLG_R=5
 	PY_R=7 PY_N=400 PY_S=3
 	CHN_R=5 CHN_N=10,60 CHN_D=3
+	TOP_R=3 TOP_N=30
 fi
 if [ -n "$ROUNDS_ALL" ]; then
 	SYS_R=$ROUNDS_ALL SMP_R=$ROUNDS_ALL NGX_R=$ROUNDS_ALL SYM_R=$ROUNDS_ALL FLG_R=$ROUNDS_ALL
-	PY_R=$ROUNDS_ALL CHN_R=$ROUNDS_ALL
+	PY_R=$ROUNDS_ALL CHN_R=$ROUNDS_ALL TOP_R=$ROUNDS_ALL
 fi
 
 make_tmp
@@ -422,6 +427,26 @@ python_rows()
 	done
 }
 
+# top_rows: per variant, latprof's CPU as a share of one core (ratio: over
+# record's) and its RSS at the end of the run
+top_rows()
+{
+	local v ref
+	raw "$TMP/top.txt" >"$TMP/top.raw"
+	ref=$(awk -F'\t' '$1 == "record" { print $3 }' "$TMP/top.raw" | median)
+	for v in record batch screen; do
+		grep -q "^$v	" "$TMP/top.raw" || continue
+		awk -F'\t' -v v=$v '$1 == v { print $3 }' "$TMP/top.raw" | stats |
+			row top "latprof $([ $v = record ] && echo record || echo "top ($v)")" \
+			"CPU % of a core, demo, 99 Hz" "%.2f" \
+			"$(ratio "$(awk -F'\t' -v v=$v '$1 == v { print $3 }' "$TMP/top.raw" | median)" \
+				"$ref" record)"
+		awk -F'\t' -v v=$v '$1 == v { print $5 / 1024 }' "$TMP/top.raw" | stats |
+			row top "latprof $([ $v = record ] && echo record || echo "top ($v)")" \
+			"RSS MB at the end" "%.1f" "-"
+	done
+}
+
 # churn_rows: per number of churn loops, each tool's wall time (launch to
 # exit; serve: the pull), peak RSS (serve: VmHWM after the pull), serve's
 # RSS after the pull, the tool's CPU and the events it lost; ratio = the
@@ -492,6 +517,8 @@ for s in ${SECTIONS//,/ }; do
 			python_rows ;;
 	churn)
 		section churn "$BENCHDIR/churn.sh" -r "$CHN_R" -n "$CHN_N" -d "$CHN_D" && churn_rows ;;
+	top)
+		section top "$BENCHDIR/top_cost.sh" -r "$TOP_R" -n "$TOP_N" && top_rows ;;
 	esac
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -524,6 +551,7 @@ summary()
 		flamegraph) printf " flamegraph %s," "$FLG_R" ;;
 		python) printf " python %s x %s k calls," "$PY_R" "$PY_N" ;;
 		churn) printf " churn %s x %s loops x %s s," "$CHN_R" "$CHN_N" "$CHN_D" ;;
+		top) printf " top %s x %s s," "$TOP_R" "$TOP_N" ;;
 		esac
 	done | sed 's/,$//')"
 	echo "# min / median / max over interleaved rounds (every variant once per round, order"

@@ -144,4 +144,4 @@ if [ -n "$MINUTES" ]; then
 	exit 0
 fi
 run_rounds "the demo in a loop, ${SECS}s a run"
-report runs "$RUNS"
+report raw "$RUNS"
