@@ -399,7 +399,14 @@ unsigned int top_screen_keys(struct top_screen *ts, struct top_model *m)
 
 	if (!ts->open)
 		return 0;
-	while (!(what & TOP_KEY_QUIT) && (c = getch()) != ERR)
+	while (!(what & TOP_KEY_QUIT) && (c = getch()) != ERR) {
+		/* a key acts on the view as the keys before it left it, drawn or not */
+		if (what & (TOP_KEY_REDRAW | TOP_KEY_COMPUTE)) {
+			if (what & TOP_KEY_COMPUTE)
+				top_model_compute(m);
+			lines_of(&shown, ts, m);
+		}
 		what |= key(ts, m, c);
+	}
 	return what;
 }

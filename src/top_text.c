@@ -38,17 +38,19 @@ void top_text_header(const struct top_model *m, char *l1, char *l2, size_t size)
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 	snprintf(l1, size,
 		 "latprof top - %s  up %.1fs  every %.2fs  samples %.0f/s (%" PRIu64 ")"
-		 "  lost %" PRIu64 "  processes %u  threads %u  latprof CPU %.1f%%",
+		 "  lost %" PRIu64 "  processes %u  threads %u",
 		 clock, h->elapsed_ns / 1e9, h->interval_ns / 1e9, h->samples / interval_s(m),
-		 h->samples_all, h->lost_all, h->processes, h->threads, h->self_cpu * 100);
+		 h->samples_all, h->lost_all, h->processes, h->threads);
 	for (i = 0; m->filter.pid && i < m->procs.nr; i++)
 		if (m->procs.items[i].pid == m->filter.pid)
 			snprintf(filter, sizeof(filter), "  process %" PRIu64 " (%s) only",
 				 m->filter.pid, m->procs.items[i].comm);
 	if (m->filter.pid && !filter[0])
 		snprintf(filter, sizeof(filter), "  process %" PRIu64 " only", m->filter.pid);
-	snprintf(l2, size, "targets' CPU %.1f%% of a core%s%s", h->cpu_ns / interval_s(m) / 1e7,
-		 h->have_cpu ? "" : " (no CPU samples: --mode without cpu)", filter);
+	snprintf(l2, size, "CPU: targets %.1f%% of a core%s, latprof %.1f%%%s",
+		 h->cpu_ns / interval_s(m) / 1e7,
+		 h->have_cpu ? "" : " (no CPU samples: --mode without cpu)", h->self_cpu * 100,
+		 filter);
 }
 
 void top_text_title(const struct top_model *m, enum top_view v, char *buf, size_t size)

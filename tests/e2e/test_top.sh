@@ -104,9 +104,12 @@ info "frozen at $up1, thawed at $up3"
 
 pid=$(pgrep -f "^$FIXTURES/top_work $status" | head -n 1)
 check_key "p" "process $pid \(top_work\) only" p
-check_key "P" 'CPU [0-9.]+% of a core$' P
+check_key "P" '^CPU: targets .*, latprof [0-9.]+%$' P
 
-check_key "Enter on the top function" '^Callers and callees of work_a' Home Enter
+# typed at once: each key acts on the view the keys before it left, drawn
+# or not (Enter once zoomed into the syscalls view drawn last: nothing)
+check_key "3" '^Syscalls \(per second' 3
+check_key "1 Home Enter" '^Callers and callees of work_a' 1 Home Enter
 grep -qE ' main$' "$WORKDIR/screen" || { diag_file screen "$WORKDIR/screen" 50; fail "main is not among work_a's callers"; }
 check_key "Escape" '^Functions by own CPU' Escape
 
