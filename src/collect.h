@@ -143,15 +143,20 @@ void collect_get_stats(struct collect *c, struct collect_stats *st);
  */
 int collect_build_profile(struct collect *c, struct profile *p);
 
+/* Whether the samples of process @tgid go into a look (collect_peek_profile). */
+typedef bool (*collect_keep_fn)(void *arg, uint32_t tgid);
+
 /*
  * A look at the aggregation while the session runs (latprof top): the
  * samples and syscall statistics so far, symbolized into @p like
  * collect_build_profile's, with the loss counters; nothing is taken out of
  * the maps, and none of the end's metadata (requests, processes, the
- * timeline) is added. Costs what symbolizing the distinct stacks costs: each
- * address is resolved once and cached. 0 or -errno.
+ * timeline) is added. Only the samples of the processes @keep keeps (NULL:
+ * all): a live view leaves out those that ended long ago, whose samples no
+ * longer change. Costs what symbolizing the samples costs: each address is
+ * resolved once and cached. 0 or -errno.
  */
-int collect_peek_profile(struct collect *c, struct profile *p);
+int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn keep, void *arg);
 
 /*
  * The cumulative counters of the timeline so far: CPU time from the CPU

@@ -31,6 +31,7 @@ struct top {
 	struct top_model m;
 	struct top_screen screen;
 	uint64_t next_look_ns;
+	uint64_t look_ns;		/* CLOCK_MONOTONIC of the look being taken */
 	uint64_t self_cpu_ns;		/* latprof's CPU at the last look */
 	unsigned long looks;
 	bool quit;
@@ -95,12 +96,32 @@ static void header_counters(struct top *t)
 	h->min_duration_us = t->o->co.min_duration_us;
 }
 
+/*
+ * A look keeps the samples of a process unless it ended more than an
+ * interval before (a second at least): its last samples were read by then
+ * and counted since the start, which keeps them (top_model.h), so with
+ * processes coming and going a look costs the live ones, not all there were.
+ */
+static bool look_keeps(void *arg, uint32_t pid)
+{
+	struct top *t = arg;
+	const struct proc_info *pi = proc_tree_find(collect_procs(t->s.col), pid);
+	uint64_t grace = (uint64_t)(t->o->interval_s * 1e9);
+
+	if (grace < 1000000000ULL)
+		grace = 1000000000ULL;
+	return !pi || !pi->ended || pi->end_ns + grace > t->look_ns;
+}
+
 /* A look at the session into the model, then the snapshot or the screen. */
 static int look(struct top *t, uint64_t now)
 {
 	uint64_t c0 = thread_cpu_ns(), c1, c2;
 	struct profile *p = profile_new();
-	int err = p ? collect_peek_profile(t->s.col, p) : -ENOMEM;
+	int err;
+
+	t->look_ns = now;
+	err = p ? collect_peek_profile(t->s.col, p, look_keeps, t) : -ENOMEM;
 
 	if (err) {
 		profile_free(p);

@@ -89,19 +89,24 @@ static int pid_sums(const struct profile *p, struct hashmap *h, int sign)
  * The processes whose samples changed between the two looks, into
  * @active (pid -> 1): the others' part of the interval is nothing, and
  * their part since the start is what it was. Samples only grow, so a
- * process whose sums are the same in both looks has not changed.
+ * process whose sums are the same in both looks has not changed; one the
+ * newer look left out (it ended long ago) has not changed either.
  */
 static int active_pids(const struct top_model *m, struct hashmap *active)
 {
-	struct hashmap sums = { 0 };
+	struct hashmap now = { 0 }, sums = { 0 };
 	size_t i;
-	int err = pid_sums(m->cur, &sums, 1);
+	int err = pid_sums(m->cur, &now, 1);
 
+	if (!err)
+		err = pid_sums(m->cur, &sums, 1);
 	if (!err)
 		err = pid_sums(m->prev, &sums, -1);
 	for (i = 0; !err && i < sums.nr_slots; i++)
-		if (sums.slots[i].value && HASHMAP_TO_NUM(sums.slots[i].value) != 1)
+		if (sums.slots[i].value && HASHMAP_TO_NUM(sums.slots[i].value) != 1 &&
+		    hashmap_get(&now, NULL, sums.slots[i].a, 0))
 			err = hashmap_put(active, NULL, sums.slots[i].a, 0, HASHMAP_NUM(1));
+	hashmap_release(&now);
 	hashmap_release(&sums);
 	return err;
 }

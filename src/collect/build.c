@@ -110,6 +110,8 @@ static int builder_sample(struct builder *b, const struct builder_cols *cols,
 
 	if (in->tgid == (uint32_t)b->c->command_pid && in->gen == 0)
 		return 0;	/* the held child before exec: latprof's own */
+	if (b->keep && !b->keep(b->keep_arg, in->tgid))
+		return 0;
 	proc = builder_process(b, in->tgid, in->gen);
 	if (!proc && (in->ustack_id >= 0 || in->nr_upcs))
 		b->vanished_samples += in->cpu_samples;
@@ -568,9 +570,10 @@ static int builder_samples(struct builder *b, struct builder_cols *cols)
 	return err;
 }
 
-int collect_peek_profile(struct collect *c, struct profile *p)
+int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn keep, void *arg)
 {
-	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz };
+	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz,
+			     .keep = keep, .keep_arg = arg };
 	struct builder_cols cols;
 	int err = builder_columns(&b, &cols);
 

@@ -6,8 +6,8 @@
  * handle() and reads slowly; worker (pid 101) runs in worker_loop() and
  * stops after the second look. Checks the last interval (the newer look
  * minus the older), since the start (added up look by look: a process that
- * did nothing keeps its part without being counted again), the syscalls'
- * interval percentiles, the processes' activity, the filter and the zoom
+ * did nothing keeps its part without being counted again, and so does one
+ * a look left out), the syscalls' interval percentiles, the processes' activity, the filter and the zoom
  * (both counting since the start again), the sort and the text lines.
  */
 #include <stdint.h>
@@ -245,6 +245,17 @@ int main(void)
 		/* rows of what ran: the worker did not */
 		CHECK(buf && strstr(buf, " compute\n") && !strstr(buf, "worker_loop"));
 	}
+	/* a fourth look leaves the worker out (it ended long ago): it keeps its part */
+	top_model_push(&m, look(&(struct so_far){ 60, 15, 0, 5, 50 * MS, 12 * MS, 25 }), 4000 * MS);
+	CHECK(top_model_compute(&m) == 0);
+	check_func(&m, "worker_loop", 0, 0, 6, 6);
+	check_func(&m, "compute", 10, 10, 60, 60);
+	check_func(&m, "main", 0, 10, 0, 81);
+	CHECK(!proc(&m, 101) && proc(&m, 100)->cpu_ns == 10 * PERIOD);
+	top_model_push(&m, look(&(struct so_far){ 60, 15, 0, 5, 50 * MS, 12 * MS, 25 }), 5000 * MS);
+	CHECK(top_model_compute(&m) == 0);
+	check_func(&m, "compute", 0, 0, 60, 60);
+	check_func(&m, "worker_loop", 0, 0, 6, 6);
 	free(buf);
 	top_model_release(&m);
 	return check_exit();
