@@ -153,10 +153,13 @@ typedef bool (*collect_keep_fn)(void *arg, uint32_t tgid);
  * the maps, and none of the end's metadata (requests, processes, the
  * timeline) is added. Only the samples of the processes @keep keeps (NULL:
  * all): a live view leaves out those that ended long ago, whose samples no
- * longer change. Costs what symbolizing the samples costs: each address is
- * resolved once and cached. 0 or -errno.
+ * longer change. With @sys, the per-(process, syscall) statistics are
+ * appended there instead of to @p's metadata (no text to write and parse
+ * again at every look). Costs what symbolizing the samples costs: each
+ * address is resolved once and cached. 0 or -errno.
  */
-int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn keep, void *arg);
+int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn keep, void *arg,
+			 struct sys_stats *sys);
 
 /*
  * The cumulative counters of the timeline so far: CPU time from the CPU

@@ -118,18 +118,19 @@ static int look(struct top *t, uint64_t now)
 {
 	uint64_t c0 = thread_cpu_ns(), c1, c2;
 	struct profile *p = profile_new();
+	struct sys_stats sys = { 0 };
 	int err;
 
 	t->look_ns = now;
-	err = p ? collect_peek_profile(t->s.col, p, look_keeps, t) : -ENOMEM;
-
+	err = p ? collect_peek_profile(t->s.col, p, look_keeps, t, &sys) : -ENOMEM;
 	if (err) {
 		profile_free(p);
+		free(sys.items);
 		pr_err("cannot read the session: %s", strerror(-err));
 		return err;
 	}
 	c1 = thread_cpu_ns();
-	top_model_push(&t->m, p, now - t->s.attached_ns);
+	top_model_push(&t->m, p, &sys, now - t->s.attached_ns);
 	header_counters(t);
 	err = top_model_compute(&t->m);
 	if (err) {

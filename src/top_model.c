@@ -25,6 +25,8 @@ void top_model_release(struct top_model *m)
 {
 	profile_free(m->prev);
 	profile_free(m->cur);
+	free(m->prev_sys.items);
+	free(m->cur_sys.items);
 	free(m->funcs.items);
 	free(m->callers.items);
 	free(m->callees.items);
@@ -39,11 +41,23 @@ void top_model_release(struct top_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-void top_model_push(struct top_model *m, struct profile *p, uint64_t elapsed_ns)
+void top_model_push(struct top_model *m, struct profile *p, struct sys_stats *sys,
+		    uint64_t elapsed_ns)
 {
 	profile_free(m->prev);
+	free(m->prev_sys.items);
 	m->prev = m->cur;
+	m->prev_sys = m->cur_sys;
 	m->cur = p;
+	m->cur_sys = (struct sys_stats){ 0 };
+	if (sys) {
+		m->cur_sys = *sys;
+		*sys = (struct sys_stats){ 0 };
+	} else if (p && sys_stats_load(p, &m->cur_sys)) {
+		free(m->cur_sys.items);
+		m->cur_sys = (struct sys_stats){ 0 };
+		m->sys_failed = true;
+	}
 	m->hdr.interval_ns = elapsed_ns - m->hdr.elapsed_ns;
 	m->hdr.elapsed_ns = elapsed_ns;
 	m->pushed = true;
@@ -325,18 +339,17 @@ static int compute_sites(struct top_model *m, const struct hashmap *active, bool
 }
 
 /*
- * The syscall statistics of look @p summed by name over the processes the
- * filter keeps, into @out with index @idx (interned name -> index + 1).
+ * The syscall statistics @all of a look summed by name over the processes
+ * the filter keeps, into @out with index @idx (interned name -> index + 1).
  */
-static int sys_by_name(struct top_model *m, const struct profile *p, struct sys_stats *out,
+static int sys_by_name(struct top_model *m, const struct sys_stats *all, struct sys_stats *out,
 		       struct hashmap *idx)
 {
-	struct sys_stats all = { 0 };
 	size_t i;
-	int err = p ? sys_stats_load(p, &all) : 0;
+	int err = 0;
 
-	for (i = 0; !err && i < all.nr; i++) {
-		const struct sys_stat *s = &all.items[i];
+	for (i = 0; !err && i < all->nr; i++) {
+		const struct sys_stat *s = &all->items[i];
 		const char *name = strtab_intern(m->names, s->name);
 		uint64_t at;
 
@@ -359,7 +372,6 @@ static int sys_by_name(struct top_model *m, const struct profile *p, struct sys_
 		}
 		sys_stat_merge(&out->items[at - 1], s);
 	}
-	free(all.items);
 	return err;
 }
 
@@ -368,11 +380,12 @@ static int compute_sys(struct top_model *m)
 	struct sys_stats now = { 0 }, before = { 0 };
 	struct hashmap now_idx = { 0 }, before_idx = { 0 };
 	size_t i, j;
-	int err = sys_by_name(m, m->prev, &before, &before_idx);
+	int err = m->sys_failed ? -ENOMEM : sys_by_name(m, &m->prev_sys, &before, &before_idx);
 
 	m->sys.nr = 0;
+	m->sys_failed = false;
 	if (!err)
-		err = sys_by_name(m, m->cur, &now, &now_idx);
+		err = sys_by_name(m, &m->cur_sys, &now, &now_idx);
 	if (!err && array_grow(&m->sys, now.nr))
 		err = -ENOMEM;
 	for (i = 0; !err && i < now.nr; i++) {

@@ -68,6 +68,8 @@ struct top_header {
 struct top_model {
 	struct strtab *names;		/* every name shown; lives as long as the model */
 	struct profile *prev, *cur;	/* the two last looks (owned) */
+	struct sys_stats prev_sys, cur_sys;	/* and their syscall statistics */
+	bool sys_failed;		/* reading cur_sys failed: compute says so */
 	struct hot_filter filter;	/* pid 0: every process */
 	const char *zoom;		/* a function's callers and callees, NULL: none */
 	struct top_header hdr;
@@ -94,10 +96,12 @@ int top_model_init(struct top_model *m, unsigned int stack_flags);
 void top_model_release(struct top_model *m);
 
 /*
- * Take look @p (owned from now on, NULL-safe on error) taken @elapsed_ns
- * after the start: it becomes the newer look, the newer one the older.
+ * Take look @p (owned from now on) taken @elapsed_ns after the start, with
+ * its syscall statistics @sys (taken over and emptied; NULL: read from @p's
+ * metadata): it becomes the newer look, the newer one the older.
  */
-void top_model_push(struct top_model *m, struct profile *p, uint64_t elapsed_ns);
+void top_model_push(struct top_model *m, struct profile *p, struct sys_stats *sys,
+		    uint64_t elapsed_ns);
 
 /*
  * Compute every table from the two looks, with the filter and the zoom as

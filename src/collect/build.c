@@ -347,6 +347,17 @@ static int builder_sys_exited_merge(void *arg, const struct sys_exited_stat *e)
 	return 0;
 }
 
+/* Statistics @st into the profile's metadata, or b->sys_out when a look asked for them. */
+static int builder_sys_put(struct builder *b, const struct sys_stat *st)
+{
+	if (!b->sys_out)
+		return sys_stat_store(b->p, st);
+	if (array_grow(b->sys_out, b->sys_out->nr + 1))
+		return -ENOMEM;
+	b->sys_out->items[b->sys_out->nr++] = *st;
+	return 0;
+}
+
 /* The others are stored as they are (copied to b->sys, they would be twice). */
 static int builder_sys_exited_store(void *arg, const struct sys_exited_stat *e)
 {
@@ -354,7 +365,7 @@ static int builder_sys_exited_store(void *arg, const struct sys_exited_stat *e)
 
 	if (!e->st.count || hashmap_get(&b->sys_idx, NULL, e->st.pid, (uint32_t)e->nr))
 		return 0;
-	return sys_stat_store(b->p, &e->st);
+	return builder_sys_put(b, &e->st);
 }
 
 /* Calls counted under no process (sys_spill), into b->sys. */
@@ -397,7 +408,7 @@ static int builder_sys_stats(struct builder *b, const struct builder_cols *cols)
 		err = sys_exited_each(&b->c->exited, builder_sys_exited_merge, b);
 	for (i = 0; !err && i < b->sys.nr; i++)
 		if (b->sys.items[i].count)
-			err = sys_stat_store(b->p, &b->sys.items[i]);
+			err = builder_sys_put(b, &b->sys.items[i]);
 	if (!err)
 		err = sys_exited_each(&b->c->exited, builder_sys_exited_store, b);
 	return err;
@@ -570,10 +581,11 @@ static int builder_samples(struct builder *b, struct builder_cols *cols)
 	return err;
 }
 
-int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn keep, void *arg)
+int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn keep, void *arg,
+			 struct sys_stats *sys)
 {
 	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz,
-			     .keep = keep, .keep_arg = arg };
+			     .keep = keep, .keep_arg = arg, .sys_out = sys };
 	struct builder_cols cols;
 	int err = builder_columns(&b, &cols);
 

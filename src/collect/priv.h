@@ -246,6 +246,7 @@ struct builder {
 	uint64_t period_ns;
 	collect_keep_fn keep;		/* samples of the processes it keeps; NULL: all */
 	void *keep_arg;
+	struct sys_stats *sys_out;	/* syscall statistics go here, not to metadata */
 	uint64_t vanished_samples;	/* user frames of processes never snapshotted */
 	uint64_t kstack_missing;	/* stacks whose kernel stack id was not in the map */
 	uint64_t ustack_missing;	/* ... whose user stack id was not */

@@ -150,7 +150,7 @@ int main(void)
 	CHECK(top_model_init(&m, 0) == 0);
 
 	/* the first look: the interval is everything so far */
-	top_model_push(&m, look(&s1), 1000 * MS);
+	top_model_push(&m, look(&s1), NULL, 1000 * MS);
 	CHECK(top_model_compute(&m) == 0);
 	check_func(&m, "compute", 10, 10, 10, 10);
 	check_func(&m, "handle", 5, 15, 5, 15);
@@ -159,7 +159,7 @@ int main(void)
 	CHECK(m.sites.nr == 1 && m.sites.items[0].calls == 2 && m.sites.items[0].ns == 20 * MS);
 
 	/* the second: the newer look minus the older */
-	top_model_push(&m, look(&s2), 2000 * MS);
+	top_model_push(&m, look(&s2), NULL, 2000 * MS);
 	CHECK(m.hdr.interval_ns == 1000 * MS);
 	CHECK(top_model_compute(&m) == 0);
 	check_func(&m, "compute", 20, 20, 30, 30);
@@ -177,7 +177,7 @@ int main(void)
 	CHECK(proc(&m, 100) && proc(&m, 100)->active && proc(&m, 101) && proc(&m, 101)->active);
 
 	/* the third: the worker did nothing, its part since the start stays */
-	top_model_push(&m, look(&s3), 3000 * MS);
+	top_model_push(&m, look(&s3), NULL, 3000 * MS);
 	CHECK(top_model_compute(&m) == 0);
 	check_func(&m, "compute", 20, 20, 50, 50);
 	check_func(&m, "handle", 10, 30, 15, 65);
@@ -246,13 +246,14 @@ int main(void)
 		CHECK(buf && strstr(buf, " compute\n") && !strstr(buf, "worker_loop"));
 	}
 	/* a fourth look leaves the worker out (it ended long ago): it keeps its part */
-	top_model_push(&m, look(&(struct so_far){ 60, 15, 0, 5, 50 * MS, 12 * MS, 25 }), 4000 * MS);
+	s3 = (struct so_far){ 60, 15, 0, 5, 50 * MS, 12 * MS, 25 };
+	top_model_push(&m, look(&s3), NULL, 4000 * MS);
 	CHECK(top_model_compute(&m) == 0);
 	check_func(&m, "worker_loop", 0, 0, 6, 6);
 	check_func(&m, "compute", 10, 10, 60, 60);
 	check_func(&m, "main", 0, 10, 0, 81);
 	CHECK(!proc(&m, 101) && proc(&m, 100)->cpu_ns == 10 * PERIOD);
-	top_model_push(&m, look(&(struct so_far){ 60, 15, 0, 5, 50 * MS, 12 * MS, 25 }), 5000 * MS);
+	top_model_push(&m, look(&s3), NULL, 5000 * MS);
 	CHECK(top_model_compute(&m) == 0);
 	check_func(&m, "compute", 0, 0, 60, 60);
 	check_func(&m, "worker_loop", 0, 0, 6, 6);
