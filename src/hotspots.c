@@ -174,6 +174,21 @@ static enum hot_wait site_wait_of(const struct profile_label *wait)
 	return strcmp(wait->str, SYSCALL_WAIT_READY) ? HOT_WAIT_PATH : HOT_WAIT_READY;
 }
 
+/* Add a sample's "latency_hist" label @l (NULL: none) to @site's histogram. */
+static void sites_hist_add(struct hot_site *site, const struct profile_label *l)
+{
+	struct sys_stat h = { 0 };
+	unsigned int i;
+
+	if (!l || !l->str || sys_hist_parse(l->str, &h))
+		return;
+	for (i = 0; i < SYS_HIST_SLOTS; i++) {
+		site->hist.count += h.hist[i];
+		site->hist.total_ns += h.hist_ns[i];
+	}
+	sys_stat_merge(&site->hist, &h);
+}
+
 int hot_sites_collect(const struct profile *p, int lat, int calls, const struct hot_filter *f,
 		      struct strtab *names, struct hot_sites *t)
 {
@@ -209,6 +224,7 @@ int hot_sites_collect(const struct profile *p, int lat, int calls, const struct 
 		site->calls += calls >= 0 && s->values[calls] > 0 ? s->values[calls] : 0;
 		if (max && !max->str && (uint64_t)max->num > site->max_ns)
 			site->max_ns = max->num;
+		sites_hist_add(site, profile_sample_label(s, PROFILE_LABEL_LATENCY_HIST));
 	}
 	free(st.items);
 	return err;

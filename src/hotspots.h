@@ -16,6 +16,7 @@
 #include "src/lib/hashmap.h"
 #include "src/lib/strtab.h"
 #include "src/profile.h"
+#include "src/sysstats.h"
 #include "src/weight.h"
 
 /* The samples a table counts. */
@@ -67,6 +68,11 @@ struct hot_site {
 	const char *name;
 	uint64_t total_ns, calls, max_ns;
 	enum hot_wait wait;
+	/*
+	 * The calls' log2 histogram (the samples' "latency_hist" labels:
+	 * DWARF-unwound stacks), hist.count of the calls it holds.
+	 */
+	struct sys_stat hist;
 };
 
 struct hot_sites {

@@ -37,6 +37,8 @@
 #define PROFILE_LABEL_SYSCALL "syscall"		/* "read", "syscall_451" */
 #define PROFILE_LABEL_CATEGORY "category"	/* the syscall's category */
 #define PROFILE_LABEL_MAX_NS "max_ns"		/* number: the slowest call */
+/* the slow calls' log2 histogram, "SLOT:COUNT:SUM_NS,..." (src/sysstats.h) */
+#define PROFILE_LABEL_LATENCY_HIST "latency_hist"
 #define PROFILE_LABEL_OFFCPU "offcpu"		/* PROFILE_OFFCPU_* */
 #define PROFILE_OFFCPU_BLOCKED "blocked"	/* off CPU waiting */
 #define PROFILE_OFFCPU_PREEMPTED "preempted"	/* runnable, another task ran */

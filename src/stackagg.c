@@ -46,8 +46,10 @@ void stackagg_free(struct stackagg *a)
 
 	if (!a)
 		return;
-	for (i = 0; i < a->entries.nr; i++)
+	for (i = 0; i < a->entries.nr; i++) {
+		free(a->entries.items[i]->hist);
 		free(a->entries.items[i]);
+	}
 	free(a->entries.items);
 	free(a->slots);
 	free(a);
@@ -74,8 +76,15 @@ static int stackagg_rehash(struct stackagg *a)
 	return 0;
 }
 
-static void entry_add(struct stackagg_entry *e, const struct stackagg_values *v)
+static int entry_add(struct stackagg_entry *e, const struct stackagg_values *v)
 {
+	if (v->hist && v->value) {
+		if (!e->hist)
+			e->hist = calloc(1, sizeof(*e->hist));
+		if (!e->hist)
+			return -ENOMEM;
+		sys_stat_add(e->hist, v->value);
+	}
 	e->count += v->value > 0;
 	e->sum.value += v->value;
 	e->sum.blocked_ns += v->blocked_ns;
@@ -84,6 +93,7 @@ static void entry_add(struct stackagg_entry *e, const struct stackagg_values *v)
 	e->sum.await_ns += v->await_ns;
 	if (v->value > e->max_value)
 		e->max_value = v->value;
+	return 0;
 }
 
 int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint64_t *pcs,
@@ -97,10 +107,8 @@ int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint6
 	i = entry_hash(key, pcs, nr_pcs) & (a->nr_slots - 1);
 	for (; a->slots[i]; i = (i + 1) & (a->nr_slots - 1)) {
 		e = a->entries.items[a->slots[i] - 1];
-		if (entry_equal(e, key, pcs, nr_pcs)) {
-			entry_add(e, v);
-			return 0;
-		}
+		if (entry_equal(e, key, pcs, nr_pcs))
+			return entry_add(e, v);
 	}
 	if (array_grow(&a->entries, a->entries.nr + 1))
 		return -ENOMEM;
@@ -108,7 +116,10 @@ int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint6
 	if (!e)
 		return -ENOMEM;
 	e->key = *key;
-	entry_add(e, v);
+	if (entry_add(e, v)) {
+		free(e);
+		return -ENOMEM;
+	}
 	e->nr_pcs = nr_pcs;
 	memcpy(e->pcs, pcs, nr_pcs * sizeof(*pcs));
 	a->entries.items[a->entries.nr++] = e;

@@ -8,8 +8,11 @@
 #ifndef LATPROF_STACKAGG_H
 #define LATPROF_STACKAGG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "src/sysstats.h"
 
 struct stackagg_key {
 	uint32_t tgid;
@@ -29,6 +32,7 @@ struct stackagg_values {
 	uint64_t preempted_ns;	/* off CPU, runnable */
 	uint64_t stall_ns;	/* of an event-loop stall (src/stalls.h) */
 	uint64_t await_ns;	/* an asyncio task suspended (src/awaits.h) */
+	bool hist;		/* value is a slow syscall's ns: count it in the histogram */
 };
 
 struct stackagg_entry {
@@ -36,6 +40,7 @@ struct stackagg_entry {
 	uint64_t count;		/* events with a nonzero value */
 	struct stackagg_values sum;
 	uint64_t max_value;	/* the largest single value */
+	struct sys_stat *hist;	/* the values' log2 histogram (hist set), or NULL */
 	size_t nr_pcs;
 	uint64_t pcs[];		/* user pcs, leaf first */
 };

@@ -51,6 +51,25 @@ int sys_stat_store(struct profile *p, const struct sys_stat *s)
 	return err;
 }
 
+static int parse_hist(const char *v, struct sys_stat *s);
+
+void sys_hist_format(const struct sys_stat *s, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	buf[0] = 0;
+	for (i = 0; i < SYS_HIST_SLOTS && len + 1 < size; i++)
+		if (s->hist[i])
+			len += snprintf(buf + len, size - len, "%s%u:%" PRIu64 ":%" PRIu64,
+					len ? "," : "", i, s->hist[i], s->hist_ns[i]);
+}
+
+int sys_hist_parse(const char *v, struct sys_stat *s)
+{
+	return parse_hist(v, s);
+}
+
 /* "SLOT:COUNT[:SUM_NS],..." into s->hist; -EINVAL when malformed. */
 static int parse_hist(const char *v, struct sys_stat *s)
 {

@@ -44,6 +44,15 @@ int sys_stat_store(struct profile *p, const struct sys_stat *s);
  */
 int sys_stats_load(const struct profile *p, struct sys_stats *out);
 
+/*
+ * The histogram of @s as "SLOT:COUNT:SUM_NS,..." (the metadata's hist=,
+ * nonzero slots only) into @buf, cut to @size; and such a text back into
+ * s->hist and s->hist_ns (other fields untouched): 0 or -EINVAL.
+ */
+#define SYS_HIST_TEXT_MAX (SYS_HIST_SLOTS * 48)
+void sys_hist_format(const struct sys_stat *s, char *buf, size_t size);
+int sys_hist_parse(const char *v, struct sys_stat *s);
+
 /* Add @from's counts into @into (for totals over processes). */
 void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from);
 /* Count one duration of @ns in @s, in the kernel's buckets (lp_hist_slot). */

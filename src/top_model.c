@@ -288,12 +288,27 @@ static int sites_of(struct top_model *m, const struct profile *p, const struct h
 				 m->names, t);
 }
 
+/* The calls of @a's histogram less @b's (NULL: none) into @d. */
+static void hist_delta(struct sys_stat *d, const struct hot_site *a, const struct hot_site *b)
+{
+	unsigned int i;
+
+	*d = a->hist;
+	for (i = 0; b && i < SYS_HIST_SLOTS; i++) {
+		d->hist[i] -= b->hist.hist[i];
+		d->hist_ns[i] -= b->hist.hist_ns[i];
+		d->count -= b->hist.hist[i];
+		d->total_ns -= b->hist.hist_ns[i];
+	}
+}
+
 /* The sites, as compute_funcs_of the functions. */
 static int compute_sites(struct top_model *m, const struct hashmap *active, bool full)
 {
 	struct hot_sites now = { 0 }, before = { 0 }, *all = &m->all_sites;
 	struct hot_filter f = m->filter;
 	const struct hot_site *a, *n, *b;
+	struct sys_stat d;
 	struct hot_site *to;
 	size_t i;
 	int err;
@@ -318,6 +333,8 @@ static int compute_sites(struct top_model *m, const struct hashmap *active, bool
 		to->total_ns += a->total_ns - (b ? b->total_ns : 0);
 		if (a->max_ns > to->max_ns)
 			to->max_ns = a->max_ns;
+		hist_delta(&d, a, b);
+		sys_stat_merge(&to->hist, &d);
 	}
 	m->sites.nr = 0;
 	if (!err && array_grow(&m->sites, all->nr))
@@ -326,7 +343,12 @@ static int compute_sites(struct top_model *m, const struct hashmap *active, bool
 		a = &all->items[i];
 		n = hot_sites_find(&now, a->name);
 		b = hot_sites_find(&before, a->name);
+		d = (struct sys_stat){ 0 };
+		if (n)
+			hist_delta(&d, n, b);
+		d.max_ns = a->max_ns;	/* a bucket's mean stays below the longest call */
 		m->sites.items[m->sites.nr++] = (struct top_site){
+			.p99_ns = d.count ? sys_stat_quantile_ns(&d, 0.99) : 0,
 			.name = a->name, .wait = a->wait,
 			.calls = TOP_DELTA(n, b, a->name, calls),
 			.ns = TOP_DELTA(n, b, a->name, total_ns),

@@ -34,6 +34,7 @@ struct top_site {
 	const char *name;		/* its group's digit, then the site (hot_site_text) */
 	enum hot_wait wait;
 	uint64_t calls, ns;		/* the last interval */
+	uint64_t p99_ns;		/* ... its calls' p99, 0: none, or no histogram */
 	uint64_t calls_all, ns_all, max_ns;	/* since the start */
 };
 

@@ -79,7 +79,7 @@ const char *top_text_columns(enum top_view v)
 	case TOP_VIEW_FUNCS:
 		return "  OWN%  TOTAL%     OWN   TOTAL |  OWN ALL TOTAL ALL  FUNCTION";
 	case TOP_VIEW_WAITS:
-		return " TIME/S CALLS/S    AVG    MAX |  TOTAL  CALLS  SITE";
+		return " TIME/S CALLS/S    AVG    P99    MAX |  TOTAL  CALLS  SITE";
 	default:
 		return "CALLS/S ERRS/S TIME/S    P50    P99    MAX |  CALLS  SYSCALL";
 	}
@@ -102,15 +102,17 @@ void top_text_site(const struct top_model *m, const struct top_site *s, char *bu
 {
 	const char *text = hot_site_text(s->name);
 	size_t sys = strcspn(text, "\t");
-	char rate[16], avg[16] = "-", max[16], all[16];
+	char rate[16], avg[16] = "-", p99[16] = "-", max[16], all[16];
 
 	per_s(m, s->ns, rate, sizeof(rate));
 	if (s->calls)
 		report_fmt_ns(avg, sizeof(avg), s->ns / s->calls);
+	if (s->p99_ns)
+		report_fmt_ns(p99, sizeof(p99), s->p99_ns);
 	report_fmt_ns(max, sizeof(max), s->max_ns);
 	report_fmt_ns(all, sizeof(all), s->ns_all);
-	snprintf(buf, size, "%7s %7.1f %6s %6s | %6s %6" PRIu64 "  %.*s  %s", rate,
-		 s->calls / interval_s(m), avg, max, all, s->calls_all, (int)sys, text,
+	snprintf(buf, size, "%7s %7.1f %6s %6s %6s | %6s %6" PRIu64 "  %.*s  %s", rate,
+		 s->calls / interval_s(m), avg, p99, max, all, s->calls_all, (int)sys, text,
 		 text[sys] ? text + sys + 1 : "");
 }
 

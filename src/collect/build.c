@@ -23,13 +23,14 @@ struct sample_in {
 	uint64_t blocked_ns, preempted_ns;
 	uint64_t stall_ns;		/* of event-loop stalls */
 	uint64_t await_ns;		/* asyncio tasks suspended (awaits.h) */
+	const struct sys_stat *hist;	/* the slow syscalls' durations, or NULL */
 };
 
 static int builder_emit(struct builder *b, const struct builder_cols *cols,
 			const struct sample_in *in)
 {
-	char comm[LP_COMM_LEN + 1] = { 0 }, sys[SYS_NAME_LEN];
-	struct profile_label labels[8] = {
+	char comm[LP_COMM_LEN + 1] = { 0 }, sys[SYS_NAME_LEN], hist[SYS_HIST_TEXT_MAX];
+	struct profile_label labels[9] = {
 		{ .key = PROFILE_LABEL_PID, .num = in->tgid },
 		{ .key = PROFILE_LABEL_COMM, .str = comm },
 	};
@@ -77,6 +78,12 @@ static int builder_emit(struct builder *b, const struct builder_cols *cols,
 					.key = PROFILE_LABEL_MAX_NS, .num = in->max_ns,
 					.num_unit = "nanoseconds"
 				};
+			if (in->hist && in->slow_syscalls) {
+				sys_hist_format(in->hist, hist, sizeof(hist));
+				labels[nl++] = (struct profile_label){
+					.key = PROFILE_LABEL_LATENCY_HIST, .str = hist
+				};
+			}
 		}
 		if (cols->offcpu >= 0 && in->blocked_ns) {
 			values[cols->offcpu] = in->blocked_ns;
@@ -211,6 +218,7 @@ static int builder_ustacks(struct builder *b, const struct builder_cols *cols)
 			.preempted_ns = e->sum.preempted_ns,
 			.stall_ns = e->sum.stall_ns,
 			.await_ns = e->sum.await_ns,
+			.hist = e->hist,
 		};
 
 		if (e->key.kind == LP_SAMPLE_AWAIT) {

@@ -302,6 +302,8 @@ static int handle_ustack(struct collect *c, void *data, size_t size)
 		.value = e->value,
 		.blocked_ns = e->blocked_ns,
 		.preempted_ns = e->preempted_ns,
+		/* a slow syscall's durations by stack: a call site's percentiles */
+		.hist = e->kind == LP_SAMPLE_SYSCALL,
 	};
 	uint64_t pcs[LP_MAX_STACK_DEPTH], merged[LP_MAX_STACK_DEPTH + LP_PY_MAX_FRAMES];
 	enum sym_unwind_status st = SYM_UNWIND_NO_UNWIND_INFO;

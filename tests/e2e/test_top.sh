@@ -14,7 +14,8 @@
 #     a standard error of 1.6 points);
 #   - the waits view shows the site "syscall:read waiter;wait_for_data"
 #     with a time per second within 10% of the fixture's read time per
-#     second of wall time;
+#     second of wall time, and a p99 within 25% of the fixture's mean read
+#     (every read waits out one 20 ms period of the feeder);
 #   - every key does what the help says: 1 2 3 Tab, < >, space (the header's
 #     clock stops, then goes on), p and P, Enter and Escape (callers of
 #     work_a: main), ? and any key, q;
@@ -64,6 +65,12 @@ info "wait_for_data: $rate per second (fixture: ${truth}s per second)"
 rate=$(seconds "$rate")
 in_range "$rate" "$(calc "$truth * 0.9")" "$(calc "$truth * 1.1")" ||
 	{ diag_file screen "$WORKDIR/screen" 50; fail "wait_for_data's ${rate}s per second is not within 10% of $truth"; }
+# every read waits one 20 ms period of the feeder: the p99 is about the mean
+p99=$(awk '/syscall:read +waiter;wait_for_data/ { print $4; exit }' "$WORKDIR/screen")
+mean=$(calc "$(kv "$status" a_ns= read_ns) / $(kv "$status" a_ns= reads) / 1e9")
+info "wait_for_data: p99 $p99 (fixture: a read takes ${mean}s on average)"
+in_range "$(seconds "$p99")" "$(calc "$mean * 0.75")" "$(calc "$mean * 1.25")" ||
+	{ diag_file screen "$WORKDIR/screen" 50; fail "wait_for_data's p99 $p99 is not within 25% of its reads' ${mean}s"; }
 
 # key ... pattern: each key, then what the screen must show
 check_key()

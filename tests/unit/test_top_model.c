@@ -49,13 +49,18 @@ static void sample(struct profile *p, const uint64_t *locs, size_t n, uint32_t p
 		{ .key = PROFILE_LABEL_PID, .num = pid },
 		{ .key = PROFILE_LABEL_COMM, .str = comm },
 	};
+	char hist[64];
 	size_t nl = 2;
 
 	if (max_ns) {
+		/* the reads take 10 ms each: log2 slot 14, [8.2, 16.4) ms */
+		snprintf(hist, sizeof(hist), "14:%lld:%lld", (long long)values[COL_SYSCALLS],
+			 (long long)values[COL_LATENCY]);
 		l[nl++] = (struct profile_label){ .key = PROFILE_LABEL_SYSCALL, .str = "read" };
 		l[nl++] = (struct profile_label){ .key = SYSCALL_WAIT_LABEL, .str = SYSCALL_WAIT_PATH };
 		l[nl++] = (struct profile_label){ .key = PROFILE_LABEL_MAX_NS, .num = max_ns,
 						  .num_unit = "nanoseconds" };
+		l[nl++] = (struct profile_label){ .key = PROFILE_LABEL_LATENCY_HIST, .str = hist };
 	}
 	CHECK(profile_add_sample(p, locs, n, values, l, nl) == 0);
 }
@@ -171,6 +176,8 @@ int main(void)
 	CHECK(m.sites.items[0].calls == 3 && m.sites.items[0].ns == 30 * MS);
 	CHECK(m.sites.items[0].calls_all == 5 && m.sites.items[0].ns_all == 50 * MS);
 	CHECK(m.sites.items[0].max_ns == 12 * MS && m.sites.items[0].wait == HOT_WAIT_PATH);
+	/* the interval's 3 reads of 10 ms: the mean of their bucket */
+	CHECK(m.sites.items[0].p99_ns == 10 * MS);
 	CHECK(!strncmp(hot_site_text(m.sites.items[0].name), "syscall:read\t", 13));
 	CHECK(m.sys.nr == 1 && m.sys.items[0].calls == 15 && m.sys.items[0].calls_all == 25);
 	CHECK(m.sys.items[0].p50_ns == 1500000 && m.sys.items[0].p99_ns == 1500000);
@@ -183,6 +190,7 @@ int main(void)
 	check_func(&m, "handle", 10, 30, 15, 65);
 	check_func(&m, "worker_loop", 0, 0, 6, 6);
 	CHECK(m.sites.nr == 1 && m.sites.items[0].calls == 0 && m.sites.items[0].calls_all == 5);
+	CHECK(m.sites.items[0].p99_ns == 0);
 	CHECK(m.sys.nr == 1 && m.sys.items[0].calls == 0 && m.sys.items[0].p99_ns == 0);
 	CHECK(proc(&m, 100)->active && !proc(&m, 101)->active);
 	CHECK(proc(&m, 100)->cpu_ns == 30 * PERIOD && proc(&m, 101)->cpu_ns == 0);
