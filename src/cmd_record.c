@@ -10,7 +10,6 @@
 #include "src/privs.h"
 #include "src/record.h"
 #include "src/stacks.h"
-#include "src/command.h"
 #include "src/lib/util.h"
 #include "src/verbs.h"
 
@@ -129,14 +128,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		if (err)
 			return err;
 	}
-	if (optind < argc)
-		o->command = argv + optind;
-	if (collectopts_check(&o->co, o->command, true))
-		return -EINVAL;
-	if (o->command && !command_exists(o->command[0])) {
-		pr_err("cannot run '%s': command not found", o->command[0]);
-		return -ENOENT;
-	}
+	err = collectopts_finish(&o->co, argc, argv, &o->command);
+	if (err)
+		return err;
 	o->out.modes = o->co.modes;
 	if (record_output_check(&o->out))
 		return -EINVAL;

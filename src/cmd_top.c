@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/command.h"
 #include "src/privs.h"
 #include "src/stacks.h"
 #include "src/top.h"
@@ -151,14 +150,9 @@ static int parse_top(int argc, char **argv, void *opts)
 		if (err)
 			return err;
 	}
-	if (optind < argc)
-		o->command = argv + optind;
-	if (collectopts_check(&o->co, o->command, true))
-		return -EINVAL;
-	if (o->command && !command_exists(o->command[0])) {
-		pr_err("cannot run '%s': command not found", o->command[0]);
-		return -ENOENT;
-	}
+	err = collectopts_finish(&o->co, argc, argv, &o->command);
+	if (err)
+		return err;
 	if (!isatty(STDOUT_FILENO))
 		o->batch = true;
 	if (!o->out.path)

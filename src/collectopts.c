@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <linux/types.h>
 
 #include "bpf/latprof.h"
+#include "src/command.h"
 #include "src/config.h"
 #include "src/syscalls.h"
 #include "src/lib/util.h"
@@ -463,4 +465,16 @@ int collectopts_parse_seconds(const char *arg, const char *what, double min, boo
 	else
 		pr_err("invalid %s '%s': want %g..%g seconds", what, arg, min, max);
 	return -EINVAL;
+}
+
+int collectopts_finish(struct collector_opts *o, int argc, char **argv, char ***command)
+{
+	*command = optind < argc ? argv + optind : NULL;
+	if (collectopts_check(o, *command, true))
+		return -EINVAL;
+	if (*command && !command_exists((*command)[0])) {
+		pr_err("cannot run '%s': command not found", (*command)[0]);
+		return -ENOENT;
+	}
+	return 0;
 }

@@ -139,6 +139,14 @@ int collectopts_parse(struct collector_opts *o, int c, const char *arg);
  */
 int collectopts_check(struct collector_opts *o, bool has_command, bool need_target);
 
+/*
+ * The end of a recording verb's command line (record, top): the -- COMMAND
+ * left at argv[optind] into *@command (NULL: none), collectopts_check with
+ * a target needed, and the command looked up in PATH. 0, -EINVAL, or
+ * -ENOENT for a command not found, after printing why.
+ */
+int collectopts_finish(struct collector_opts *o, int argc, char **argv, char ***command);
+
 /* "cpu,syscall": the collectors of @m in their fixed order. */
 const char *collectopts_mode_name(const struct collector_modes *m);
 

@@ -43,12 +43,26 @@ struct hot_func *hot_funcs_get(struct hot_funcs *t, const char *name)
 	return &t->items[t->nr++];
 }
 
+int hot_funcs_add(struct hot_funcs *t, const char *name, size_t sample, int64_t v, bool self)
+{
+	struct hot_func *fs = hot_funcs_get(t, name);
+
+	if (!fs)
+		return -ENOMEM;
+	/* a sample numbers the functions it met: one total per recursion */
+	if (fs->last_sample != sample)
+		fs->total += v;
+	fs->last_sample = sample;
+	if (self)
+		fs->self += v;
+	return 0;
+}
+
 int hot_funcs_count(const struct profile *p, const struct profile_weight *w,
 		    const struct hot_filter *f, struct strtab *names, struct hot_funcs *t)
 {
 	unsigned int flags = STACKS_FLAG_NO_COMM | w->stack_flags | (f ? f->stack_flags : 0);
 	struct stack_names st = { 0 };
-	struct hot_func *fs;
 	size_t i, j;
 	int err = 0;
 
@@ -59,19 +73,8 @@ int hot_funcs_count(const struct profile *p, const struct profile_weight *w,
 		if (v <= 0 || !hot_keeps(f, s))
 			continue;
 		err = stack_names_of(p, s, flags, names, &st);
-		for (j = 0; !err && j < st.nr; j++) {
-			fs = hot_funcs_get(t, st.items[j]);
-			if (!fs) {
-				err = -ENOMEM;
-				break;
-			}
-			/* a sample numbers the functions it met: one total per recursion */
-			if (fs->last_sample != i)
-				fs->total += v;
-			fs->last_sample = i;
-			if (j == st.nr - 1)
-				fs->self += v;
-		}
+		for (j = 0; !err && j < st.nr; j++)
+			err = hot_funcs_add(t, st.items[j], i, v, j == st.nr - 1);
 	}
 	free(st.items);
 	return err;

@@ -53,6 +53,11 @@ int hot_funcs_count(const struct profile *p, const struct profile_weight *w,
 struct hot_func *hot_funcs_find(const struct hot_funcs *t, const char *name);
 /* ... added empty when new; NULL: out of memory. */
 struct hot_func *hot_funcs_get(struct hot_funcs *t, const char *name);
+/*
+ * Weight @v of sample number @sample met function @name: its total grows
+ * once per sample, its self when @self (innermost). 0 or -ENOMEM.
+ */
+int hot_funcs_add(struct hot_funcs *t, const char *name, size_t sample, int64_t v, bool self);
 /* By self weight, then total, then name; the index is of no use afterwards. */
 void hot_funcs_sort(struct hot_funcs *t);
 void hot_funcs_release(struct hot_funcs *t);

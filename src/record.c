@@ -69,7 +69,7 @@ out:
 	free(st.items);
 }
 
-static void print_summary(const struct record_opts *o, const struct session *s,
+static void print_summary(const struct record_output *out, const struct session *s,
 			  const struct profile *p)
 {
 	uint64_t samples = profile_get_meta_u64(p, "count.samples"), lost = 0;
@@ -82,7 +82,7 @@ static void print_summary(const struct record_opts *o, const struct session *s,
 			lost += profile_get_meta_u64(p, p->meta.items[i].key);
 	syscall_summary(p, sys, sizeof(sys));
 	pr_info("wrote %s: %llu samples%s in %.2f s, %llu process%s, %llu lost%s",
-		o->out.path, (unsigned long long)samples, sys, p->duration_ns / 1e9,
+		out->path, (unsigned long long)samples, sys, p->duration_ns / 1e9,
 		(unsigned long long)procs, procs == 1 ? "" : "es",
 		(unsigned long long)lost, lost ? " (see 'latprof report')" : "");
 	if (!s->have_child || s->child_status == -1)
@@ -94,18 +94,18 @@ static void print_summary(const struct record_opts *o, const struct session *s,
 			strsignal(WTERMSIG(s->child_status)));
 }
 
-static int record_write(const struct record_opts *o, struct session *s)
+int record_write(const struct record_output *out, struct session *s, const char *command_line)
 {
 	struct profile *p = NULL;
-	int err = session_finish(s, o->command_line, &p);
+	int err = session_finish(s, command_line, &p);
 
 	if (err)
 		return err;
-	err = record_output_write(&o->out, p);
+	err = record_output_write(out, p);
 	if (err)
-		pr_err("cannot write %s: %s", o->out.path, strerror(-err));
+		pr_err("cannot write %s: %s", out->path, strerror(-err));
 	else
-		print_summary(o, s, p);
+		print_summary(out, s, p);
 	profile_free(p);
 	return err;
 }
@@ -140,7 +140,7 @@ int record_run(const struct record_opts *o)
 			fputs("\r\033[K", stderr);
 	}
 	if (!err)
-		err = record_write(o, &s);
+		err = record_write(&o->out, &s, o->command_line);
 	session_release(&s);
 	return err;
 }

@@ -25,4 +25,12 @@ struct record_opts {
  */
 int record_run(const struct record_opts *o);
 
+struct session;
+/*
+ * The end of a session that records (record, top -o): finish it, write its
+ * profile to @out and say what was written in one line, and how the
+ * command ended. 0 or -errno (printed).
+ */
+int record_write(const struct record_output *out, struct session *s, const char *command_line);
+
 #endif

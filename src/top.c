@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "src/record.h"
 #include "src/session.h"
 #include "src/top_model.h"
 #include "src/top_screen.h"
@@ -191,23 +192,6 @@ static int top_tick(void *arg)
 	return err;
 }
 
-/* -o: the whole run's profile, as record writes it. */
-static int top_write(const struct top_opts *o, struct session *s)
-{
-	struct profile *p = NULL;
-	int err = session_finish(s, o->command_line, &p);
-
-	if (err)
-		return err;
-	err = record_output_write(&o->out, p);
-	if (err)
-		pr_err("cannot write %s: %s", o->out.path, strerror(-err));
-	else
-		pr_info("wrote %s: the %.1f s seen", o->out.path, p->duration_ns / 1e9);
-	profile_free(p);
-	return err;
-}
-
 int top_run(const struct top_opts *o)
 {
 	struct session_config cfg = {
@@ -244,7 +228,7 @@ int top_run(const struct top_opts *o)
 	if (!err && t.s.targets_ended)
 		pr_info("the targets exited");
 	if (!err && o->out.path)
-		err = top_write(o, &t.s);
+		err = record_write(&o->out, &t.s, o->command_line);
 	else
 		session_stop(&t.s);	/* a command still running ends as with -o */
 	session_release(&t.s);

@@ -184,7 +184,6 @@ static int zoom_count(struct top_model *m, const struct profile *p, const struct
 	const char *self = strtab_intern(m->names, TOP_ZOOM_SELF);
 	struct stack_names st = { 0 };
 	struct profile_weight w;
-	struct hot_func *fs;
 	size_t i, j;
 	int err = 0;
 
@@ -203,20 +202,10 @@ static int zoom_count(struct top_model *m, const struct profile *p, const struct
 		for (j = 0; !err && j < st.nr; j++) {
 			if (st.items[j] != m->zoom)
 				continue;
-			fs = hot_funcs_get(callers, j ? st.items[j - 1] : root);
-			if (fs && fs->last_sample != i)
-				fs->total += v;
-			if (fs)
-				fs->last_sample = i;
-			fs = fs ? hot_funcs_get(callees, j + 1 < st.nr ? st.items[j + 1] : self) :
-				  NULL;
-			if (!fs) {
-				err = -ENOMEM;
-				break;
-			}
-			if (fs->last_sample != i)
-				fs->total += v;
-			fs->last_sample = i;
+			err = hot_funcs_add(callers, j ? st.items[j - 1] : root, i, v, false);
+			if (!err)
+				err = hot_funcs_add(callees, j + 1 < st.nr ? st.items[j + 1] : self, i,
+						    v, false);
 		}
 	}
 	free(st.items);

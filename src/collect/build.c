@@ -567,6 +567,15 @@ bool collect_sys_typed(const struct collect *c)
 	return c->sys_typed;
 }
 
+/* What building a profile or a look held. */
+static void builder_release(struct builder *b)
+{
+	hashmap_release(&b->mappings);
+	hashmap_release(&b->sys_idx);
+	free(b->locs.items);
+	free(b->sys.items);
+}
+
 /*
  * What both a profile and a look at one hold: the samples of every map,
  * symbolized, the syscall statistics and the loss counters.
@@ -603,10 +612,7 @@ int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn k
 	if (!err)
 		err = builder_samples(&b, &cols);
 	collect_free_stacks(c);
-	hashmap_release(&b.mappings);
-	hashmap_release(&b.sys_idx);
-	free(b.locs.items);
-	free(b.sys.items);
+	builder_release(&b);
 	return err;
 }
 
@@ -648,9 +654,6 @@ int collect_build_profile(struct collect *c, struct profile *p)
 	if (!err)
 		err = builder_jit_meta(&b, &cols);
 	collect_free_stacks(c);
-	hashmap_release(&b.mappings);
-	hashmap_release(&b.sys_idx);
-	free(b.locs.items);
-	free(b.sys.items);
+	builder_release(&b);
 	return err;
 }

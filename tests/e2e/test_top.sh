@@ -9,13 +9,14 @@
 # its waiter thread blocks in read() in wait_for_data and measures the time
 # inside read() against the wall clock. Checks:
 #   - within 3 s the functions view shows work_a, work_b and work_c, each
-#     with an own share of the last interval within 5 points of the
-#     fixture's share of the process's CPU (-F 999: ~1000 samples a second,
-#     a standard error of 1.6 points);
+#     with a share of the last interval (TOTAL%: the kernel's frames under
+#     it too, where a busy machine's interrupts and preemptions put some of
+#     its samples) within 5 points of the fixture's share of the process's
+#     CPU (-F 999: ~1000 samples a second, a standard error of 1.6 points);
 #   - the waits view shows the site "syscall:read waiter;wait_for_data"
 #     with a time per second within 10% of the fixture's read time per
-#     second of wall time, and a p99 within 25% of the fixture's mean read
-#     (every read waits out one 20 ms period of the feeder);
+#     second of wall time, and a p99 between the fixture's shortest and
+#     longest read (the mean of the log2 bucket that holds it);
 #   - every key does what the help says: 1 2 3 Tab, < >, space (the header's
 #     clock stops, then goes on), p and P, Enter and Escape (callers of
 #     work_a: main), ? and any key, q;
@@ -49,11 +50,11 @@ cpu=$(kv "$WORKDIR/funcs.status" a_ns= cpu_ns)
 for f in work_a:a_ns work_b:b_ns work_c:c_ns; do
 	fn=${f%%:*}
 	truth=$(calc "100 * $(kv "$WORKDIR/funcs.status" a_ns= "${f##*:}") / $cpu")
-	own=$(awk -v f="$fn" '$NF == f { print $1; exit }' "$WORKDIR/funcs.screen")
-	[ -n "$own" ] || { diag_file screen "$WORKDIR/funcs.screen" 50; fail "$fn not in the functions view"; }
-	info "$fn: own $own% (fixture: $truth%)"
-	in_range "$own" "$(calc "$truth - 5")" "$(calc "$truth + 5")" ||
-		{ diag_file screen "$WORKDIR/funcs.screen" 50; fail "$fn's share $own% is not within 5 points of $truth%"; }
+	total=$(awk -v f="$fn" '$NF == f { print $2; exit }' "$WORKDIR/funcs.screen")
+	[ -n "$total" ] || { diag_file screen "$WORKDIR/funcs.screen" 50; fail "$fn not in the functions view"; }
+	info "$fn: total $total% (fixture: $truth%)"
+	in_range "$total" "$(calc "$truth - 5")" "$(calc "$truth + 5")" ||
+		{ diag_file screen "$WORKDIR/funcs.screen" 50; fail "$fn's share $total% is not within 5 points of $truth%"; }
 done
 
 tmux_keys 2
@@ -65,12 +66,14 @@ info "wait_for_data: $rate per second (fixture: ${truth}s per second)"
 rate=$(seconds "$rate")
 in_range "$rate" "$(calc "$truth * 0.9")" "$(calc "$truth * 1.1")" ||
 	{ diag_file screen "$WORKDIR/screen" 50; fail "wait_for_data's ${rate}s per second is not within 10% of $truth"; }
-# every read waits one 20 ms period of the feeder: the p99 is about the mean
+# the p99 is the mean of the log2 bucket that holds it: between the
+# fixture's shortest and longest read (its display rounded to 3 digits)
 p99=$(awk '/syscall:read +waiter;wait_for_data/ { print $4; exit }' "$WORKDIR/screen")
-mean=$(calc "$(kv "$status" a_ns= read_ns) / $(kv "$status" a_ns= reads) / 1e9")
-info "wait_for_data: p99 $p99 (fixture: a read takes ${mean}s on average)"
-in_range "$(seconds "$p99")" "$(calc "$mean * 0.75")" "$(calc "$mean * 1.25")" ||
-	{ diag_file screen "$WORKDIR/screen" 50; fail "wait_for_data's p99 $p99 is not within 25% of its reads' ${mean}s"; }
+lo=$(calc "$(kv "$status" a_ns= read_min_ns) / 1e9")
+hi=$(calc "$(kv "$status" a_ns= read_max_ns) / 1e9")
+info "wait_for_data: p99 $p99 (fixture: reads of ${lo}s to ${hi}s)"
+in_range "$(seconds "$p99")" "$(calc "$lo * 0.99")" "$(calc "$hi * 1.01 + 0.0005")" ||
+	{ diag_file screen "$WORKDIR/screen" 50; fail "wait_for_data's p99 $p99 is outside its reads' ${lo}s..${hi}s"; }
 
 # key ... pattern: each key, then what the screen must show
 check_key()

@@ -5,7 +5,8 @@
 # Ground truth: top_work's own measures (test_top.sh), and the -o profile
 # of the same run for "the snapshots agree with the profile". Checks:
 #   - -b -n 5 prints exactly five snapshots and exits 0, the command ended;
-#   - each snapshot's work_a share is within 5 points of top_work's;
+#   - each snapshot's work_a share (TOTAL%, test_top.sh says why) is within
+#     5 points of top_work's;
 #   - the fifth snapshot's samples since the start, and work_a's own time
 #     since the start, are at most the -o profile's and within 5% of them
 #     (the profile also holds the stop after the fifth look: 50-100 ms here,
@@ -28,7 +29,7 @@ n=$(grep -c '^latprof top - ' "$WORKDIR/snaps")
 [ "$n" -eq 5 ] || { diag_file snapshots "$WORKDIR/snaps" 80; fail "$n snapshots, not 5"; }
 pgrep -f "^$FIXTURES/top_work $status" >/dev/null && fail "the command still runs after -n 5"
 truth=$(calc "100 * $(kv "$status" a_ns= a_ns) / $(kv "$status" a_ns= cpu_ns)")
-shares=$(awk '$NF == "work_a" { printf "%s ", $1 }' "$WORKDIR/snaps")
+shares=$(awk '$NF == "work_a" { printf "%s ", $2 }' "$WORKDIR/snaps")
 info "work_a's share in each snapshot: $shares(fixture: $truth%)"
 [ "$(echo $shares | wc -w)" -eq 5 ] || fail "work_a is not in every snapshot"
 for s in $shares; do
