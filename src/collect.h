@@ -162,6 +162,14 @@ int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn k
 			 struct sys_stats *sys);
 
 /*
+ * Forget the unwound samples of the processes @keep does not keep (a live
+ * view without -o never looks at an ended process's samples again): what a
+ * long session holds then follows the processes alive, not all there were.
+ * Returns how many distinct stacks went. Cannot fail.
+ */
+size_t collect_forget(struct collect *c, collect_keep_fn keep, void *arg);
+
+/*
  * The cumulative counters of the timeline so far: CPU time from the CPU
  * samples of every target (samples x period; 0 without --mode cpu), syscall
  * time by category and open calls from the in-kernel per-(process, syscall)

@@ -55,10 +55,10 @@ void stackagg_free(struct stackagg *a)
 	free(a);
 }
 
-static int stackagg_rehash(struct stackagg *a)
+/* The slots made again for the entries, @n of them (a power of two). */
+static int slots_rebuild(struct stackagg *a, size_t n)
 {
-	size_t n = a->nr_slots ? a->nr_slots * 2 : 1024, i, j;
-	size_t *slots = calloc(n, sizeof(*slots));
+	size_t *slots = calloc(n, sizeof(*slots)), i, j;
 
 	if (!slots)
 		return -ENOMEM;
@@ -74,6 +74,40 @@ static int stackagg_rehash(struct stackagg *a)
 	a->slots = slots;
 	a->nr_slots = n;
 	return 0;
+}
+
+static int stackagg_rehash(struct stackagg *a)
+{
+	size_t n = a->nr_slots ? a->nr_slots * 2 : 1024;
+
+	while (n < 2 * (a->entries.nr + 1))	/* after a failed stackagg_keep */
+		n *= 2;
+	return slots_rebuild(a, n);
+}
+
+size_t stackagg_keep(struct stackagg *a, stackagg_keep_fn keep, void *arg)
+{
+	size_t i, n = 0, dropped;
+
+	for (i = 0; i < a->entries.nr; i++) {
+		struct stackagg_entry *e = a->entries.items[i];
+
+		if (keep(arg, e)) {
+			a->entries.items[n++] = e;
+		} else {
+			free(e->hist);
+			free(e);
+		}
+	}
+	dropped = a->entries.nr - n;
+	a->entries.nr = n;
+	/* a failed rebuild keeps the old slots: rebuilt at the next add's rehash */
+	if (dropped && a->nr_slots && slots_rebuild(a, a->nr_slots)) {
+		free(a->slots);
+		a->slots = NULL;
+		a->nr_slots = 0;
+	}
+	return dropped;
 }
 
 static int entry_add(struct stackagg_entry *e, const struct stackagg_values *v)

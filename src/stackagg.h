@@ -54,6 +54,14 @@ void stackagg_free(struct stackagg *a);
 /* Add one event with values @v. 0 or -ENOMEM. */
 int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint64_t *pcs,
 		 size_t nr_pcs, const struct stackagg_values *v);
+/* Whether stackagg_keep keeps entry @e. */
+typedef bool (*stackagg_keep_fn)(void *arg, const struct stackagg_entry *e);
+/*
+ * Keep only the entries @keep keeps (the others are freed; the indexes of
+ * the rest change); returns how many went. Cannot fail.
+ */
+size_t stackagg_keep(struct stackagg *a, stackagg_keep_fn keep, void *arg);
+
 /* Distinct stacks, and the i-th (borrowed until stackagg_free). Cannot fail. */
 size_t stackagg_nr(const struct stackagg *a);
 const struct stackagg_entry *stackagg_get(const struct stackagg *a, size_t i);

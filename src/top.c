@@ -130,6 +130,9 @@ static int look(struct top *t, uint64_t now)
 		pr_err("cannot read the session: %s", strerror(-err));
 		return err;
 	}
+	/* without -o, what the looks leave out is never needed again */
+	if (!t->o->out.path)
+		collect_forget(t->s.col, look_keeps, t);
 	c1 = thread_cpu_ns();
 	top_model_push(&t->m, p, &sys, now - t->s.attached_ns);
 	header_counters(t);

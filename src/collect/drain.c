@@ -482,3 +482,22 @@ int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 		collect_drain_stacks(c);
 	return err ? err : fast_err;
 }
+
+struct forget_arg {
+	collect_keep_fn keep;
+	void *arg;
+};
+
+static bool forget_keeps(void *arg, const struct stackagg_entry *e)
+{
+	const struct forget_arg *f = arg;
+
+	return f->keep(f->arg, e->key.tgid);
+}
+
+size_t collect_forget(struct collect *c, collect_keep_fn keep, void *arg)
+{
+	struct forget_arg f = { keep, arg };
+
+	return stackagg_keep(c->ustacks, forget_keeps, &f);
+}
