@@ -17,9 +17,11 @@
 # runs once per round, in an order rotated each round.
 #
 # With -m MINUTES, instead: one run of batch for MINUTES, RSS and CPU
-# printed every 30 s (the memory check).
+# printed every 30 s (the memory check). -w steady watches one long-lived
+# process instead of the demo's loop (tests/fixtures/top_work: a service
+# whose processes do not come and go).
 #
-# Usage: bench/top_cost.sh [-r ROUNDS] [-n SECONDS] [-m MINUTES] [-o FILE]
+# Usage: bench/top_cost.sh [-r ROUNDS] [-n SECONDS] [-m MINUTES] [-w demo|steady] [-o FILE]
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -28,9 +30,11 @@ SECS=30
 SETTLE=5
 MINUTES=
 OUT=
-USAGE="[-r ROUNDS] [-n SECONDS] [-m MINUTES] [-o FILE]"
-while getopts "r:n:m:o:h" opt; do
+WORK=demo
+USAGE="[-r ROUNDS] [-n SECONDS] [-m MINUTES] [-w demo|steady] [-o FILE]"
+while getopts "r:n:m:w:o:h" opt; do
 	case $opt in
+	w) WORK=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	n) SECS=$OPTARG ;;
 	m) MINUTES=$OPTARG ;;
@@ -49,7 +53,13 @@ VARIANTS="record batch screen"
 make_tmp
 SOCK=lp-bench-$$
 RUNS=$TMP/runs.tsv
-LOOP="while :; do $DEMO >/dev/null; done"
+case $WORK in
+demo) LOOP="while :; do $DEMO >/dev/null; done" ;;
+steady) [ -x "$ROOT/build/fixtures/top_work" ] || make -C "$ROOT" -s fixtures ||
+		die "cannot build the fixtures"
+	LOOP="exec $ROOT/build/fixtures/top_work $TMP/status" ;;
+*) usage ;;
+esac
 
 # rss_kb PID: VmRSS of PID
 rss_kb()
@@ -89,6 +99,7 @@ stop()
 	kill -KILL "$TPID" 2>/dev/null
 	tmux -L "$SOCK" kill-server 2>/dev/null
 	pkill -f "^$DEMO" 2>/dev/null
+	pkill -f "^$ROOT/build/fixtures/top_work $TMP/status" 2>/dev/null
 	wait 2>/dev/null
 }
 
@@ -127,7 +138,7 @@ calc_mb()
 }
 
 if [ -n "$MINUTES" ]; then
-	echo "$BENCH: latprof top -b -F 99 on the demo loop for $MINUTES minutes" >&2
+	echo "$BENCH: latprof top -b -F 99 on the $WORK workload for $MINUTES minutes" >&2
 	start batch
 	c0=$(cpu_s "$TPID") t0=$EPOCHREALTIME
 	printf "%8s %10s %12s\n" minute "RSS MB" "CPU % (30s)" | tee "$RUNS"

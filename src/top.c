@@ -5,9 +5,9 @@
  */
 #include "src/top.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +36,6 @@ struct top {
 	uint64_t self_cpu_ns;		/* latprof's CPU at the last look */
 	unsigned long looks;
 	bool quit;
-	int err;
 };
 
 static uint64_t self_cpu_now(void)
@@ -127,6 +126,7 @@ static int look(struct top *t, uint64_t now)
 	if (err) {
 		profile_free(p);
 		free(sys.items);
+		top_screen_close(&t->screen);	/* the message on a terminal as it was */
 		pr_err("cannot read the session: %s", strerror(-err));
 		return err;
 	}
@@ -138,6 +138,7 @@ static int look(struct top *t, uint64_t now)
 	header_counters(t);
 	err = top_model_compute(&t->m);
 	if (err) {
+		top_screen_close(&t->screen);
 		pr_err("cannot compute the views: %s", strerror(-err));
 		return err;
 	}
@@ -147,7 +148,10 @@ static int look(struct top *t, uint64_t now)
 		top_screen_draw(&t->screen, &t->m, true);
 	} else {
 		top_text_print(stdout, &t->m, t->o->rows);
-		if (ferror(stdout)) {
+		if (ferror(stdout) && errno == EPIPE) {
+			/* the reader went away (| head): the end, as q on a screen */
+			t->quit = true;
+		} else if (ferror(stdout)) {
 			pr_err("cannot write the snapshot: %s", strerror(errno));
 			return -EIO;
 		}
@@ -215,6 +219,7 @@ int top_run(const struct top_opts *o)
 
 	session_init(&t.s);
 	session_catch_stop_signals();
+	signal(SIGPIPE, SIG_IGN);	/* a closed pipe ends the snapshots (look) */
 	raise_nofile_limit();
 	err = top_model_init(&t.m, o->stack_flags);
 	if (!err)

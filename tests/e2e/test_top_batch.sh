@@ -12,6 +12,7 @@
 #     (the profile also holds the stop after the fifth look: 50-100 ms here,
 #     5% of a 5 s run is 250 ms for a busy machine's slower stop);
 #   - stdout not a terminal and no -b: snapshots all the same;
+#   - the pipe's reader gone (| head): exit 0, the command ended;
 #   - SIGTERM under tmux: exit 0, the terminal restored, -o complete;
 #   - the pty closed under it (the tmux server killed): latprof ends within
 #     5 s, -o complete, no process left;
@@ -56,6 +57,14 @@ in_range "$own_s" "$(calc "$rep_s * 0.95")" "$(calc "$rep_s * 1.001 + 0.006")" |
 timeout 20 "$LATPROF" top -n 1 --interval 0.5 -- "$FIXTURES/spin" 5 >"$WORKDIR/pipe" 2>&1 ||
 	fail "top -n 1 into a pipe exited $?"
 grep -q '^latprof top - ' "$WORKDIR/pipe" || { diag_file out "$WORKDIR/pipe"; fail "no snapshot into a pipe"; }
+
+# the reader goes away (| head): the end, exit 0, the command ended
+timeout 20 "$LATPROF" top -b --interval 0.2 -- "$FIXTURES/top_work" "$status.4" 2>"$WORKDIR/pipe.err" |
+	head -n 3 >/dev/null
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || { diag_file stderr "$WORKDIR/pipe.err"; fail "top -b | head: exit $rc"; }
+sleep 0.2
+pgrep -f "^$FIXTURES/top_work $status.4" >/dev/null && fail "top -b | head: the command still runs"
 
 # a screen ended by SIGTERM
 tmux_start 120 30 "$LATPROF top -o $WORKDIR/term.pb.gz -- $FIXTURES/top_work $status.2 \
