@@ -60,7 +60,7 @@ $(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME
 # build and run without clang, root or a kernel.
 PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c \
 	$(wildcard src/collect/*.c) src/intervals.c src/cmd_serve.c src/serve.c \
-	src/serve_http.c src/mhd.c
+	src/serve_http.c src/serve_history.c src/mhd.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c)) $(wildcard src/lib/*.c) $(wildcard symbolize/*.c) \
 	$(wildcard flamegraph/*.c)
 PROTO_C := $(BUILD)/proto/profile.pb-c.c

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "src/history.h"
 #include "src/serve.h"
 #include "src/serve_parse.h"
 #include "src/command.h"
@@ -25,6 +26,11 @@ enum {
 	OPT_TLS_KEY,
 	OPT_MAX_SESSIONS,
 	OPT_SERIES_TTL,
+	OPT_HISTORY,
+	OPT_HISTORY_WINDOW,
+	OPT_HISTORY_MAX_MB,
+	OPT_HISTORY_DIR,
+	OPT_HISTORY_DIR_MAX_MB,
 	OPT_CONFIG,
 };
 
@@ -40,6 +46,8 @@ static const char serve_usage_head[] =
 	"  /debug/pprof/profile?seconds=N    gzip pprof, cpu + latency (default 30, max 300)\n"
 	"  /debug/pprof/latency?seconds=N    gzip pprof weighted by slow-syscall time\n"
 	"  /flamegraph?seconds=N&weight=W    interactive SVG flame graph\n"
+	"  ...?start=T&end=T, ?history=1&seconds=N  the same of the past, from the\n"
+	"                                    history, at once (T: Unix seconds or -SECONDS)\n"
 	"  /healthz                          \"ok\"\n"
 	"  profile parameters: pid, comm, hz (1..1000), min_duration_us, weight,\n"
 	"  native=1 (Python programs' full native stacks, not the Python view)\n"
@@ -60,6 +68,12 @@ static const char serve_usage_command[] =
 	"                           more get 429\n"
 	"      --series-ttl SECONDS drop a series nothing was counted to for this long\n"
 	"                           (default 300; 0: keep every series)\n"
+	"      --history MINUTES    keep the last MINUTES of profiles, 0..1440 (default 10;\n"
+	"                           0: no history)\n"
+	"      --history-window SECONDS  the history's windows, 1..600 (default 10)\n"
+	"      --history-max-mb MB  the history's memory, 1..65536 MiB (default 64)\n"
+	"      --history-dir DIR    windows past the memory cap go to DIR\n"
+	"      --history-dir-max-mb MB  and take at most MB MiB there (default 1024)\n"
 	"collector options (the metrics' and every profile's; a profile request's\n"
 	"parameters override some):\n";
 
@@ -88,6 +102,11 @@ static const struct option serve_longopts[] = {
 	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
 	{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
 	{ "series-ttl", required_argument, NULL, OPT_SERIES_TTL },
+	{ "history", required_argument, NULL, OPT_HISTORY },
+	{ "history-window", required_argument, NULL, OPT_HISTORY_WINDOW },
+	{ "history-max-mb", required_argument, NULL, OPT_HISTORY_MAX_MB },
+	{ "history-dir", required_argument, NULL, OPT_HISTORY_DIR },
+	{ "history-dir-max-mb", required_argument, NULL, OPT_HISTORY_DIR_MAX_MB },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -119,12 +138,54 @@ static int read_secret(const char *opt, const char *path, bool first_line, char 
 	return 0;
 }
 
+/* A number option in [min, max] times @unit into *out. 0 or -EINVAL (printed). */
+static int parse_scaled(const char *opt, const char *arg, uint64_t min, uint64_t max,
+			uint64_t unit, const char *what, uint64_t *out)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, min, max, &v)) {
+		pr_err("invalid --%s '%s': want %s, %llu..%llu", opt, arg, what,
+		       (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = v * unit;
+	return 0;
+}
+
+/* The history's options; COLLECTOPTS_NOT_MINE for others. */
+static int parse_history_option(struct serve_opts *o, int c)
+{
+	switch (c) {
+	case OPT_HISTORY:
+		return parse_scaled("history", optarg, 0, 1440, 60 * NSEC_PER_SEC, "minutes",
+				    &o->history_keep_ns);
+	case OPT_HISTORY_WINDOW:
+		return parse_scaled("history-window", optarg, 1, 600, NSEC_PER_SEC, "seconds",
+				    &o->history_window_ns);
+	case OPT_HISTORY_MAX_MB:
+		return parse_scaled("history-max-mb", optarg, 1, 65536, 1 << 20, "MiB",
+				    &o->history_max_bytes);
+	case OPT_HISTORY_DIR:
+		o->history_dir = optarg;
+		return 0;
+	case OPT_HISTORY_DIR_MAX_MB:
+		return parse_scaled("history-dir-max-mb", optarg, 1, 1 << 24, 1 << 20, "MiB",
+				    &o->history_dir_max_bytes);
+	default:
+		return COLLECTOPTS_NOT_MINE;
+	}
+}
+
 /* 0, 1 after -h, or -errno after printing why. */
 static int parse_serve_option(struct serve_opts *o, int c, char **argv)
 {
 	int err = collectopts_parse(&o->co, c, optarg);
 	uint64_t v;
 
+	if (err != COLLECTOPTS_NOT_MINE)
+		return err;
+	err = parse_history_option(o, c);
 	if (err != COLLECTOPTS_NOT_MINE)
 		return err;
 	switch (c) {
@@ -215,7 +276,11 @@ int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o = { .listen = "127.0.0.1:6061",
 				.max_sessions = SERVE_DEFAULT_MAX_SESSIONS,
-				.series_ttl_ns = SERVE_DEFAULT_SERIES_TTL_S * NSEC_PER_SEC };
+				.series_ttl_ns = SERVE_DEFAULT_SERIES_TTL_S * NSEC_PER_SEC,
+				.history_keep_ns = HISTORY_DEFAULT_MINUTES * 60 * NSEC_PER_SEC,
+				.history_window_ns = HISTORY_DEFAULT_WINDOW_S * NSEC_PER_SEC,
+				.history_max_bytes = HISTORY_DEFAULT_MAX_BYTES,
+				.history_dir_max_bytes = HISTORY_DEFAULT_DIR_MAX_BYTES };
 	int status;
 
 	collectopts_init(&o.co);

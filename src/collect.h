@@ -144,6 +144,18 @@ void collect_get_stats(struct collect *c, struct collect_stats *st);
 int collect_build_profile(struct collect *c, struct profile *p);
 
 /*
+ * For serve's history: the samples collected since the previous cut (or
+ * the attach) into @p, symbolized, with the columns, labels, mappings and
+ * loss counters of collect_build_profile, but not the per-syscall
+ * statistics, requests, files, stalls or GIL waits of a whole recording.
+ * The in-kernel samples, the stacks map and the unwound stacks are emptied,
+ * so the next cut holds what happened after this one, and requests and
+ * stalls kept so far are dropped, so a session cut forever stays in its
+ * memory. The session keeps running. 0 or -errno.
+ */
+int collect_cut_profile(struct collect *c, struct profile *p);
+
+/*
  * The cumulative counters of the timeline so far: CPU time from the CPU
  * samples of every target (samples x period; 0 without --mode cpu), syscall
  * time by category and open calls from the in-kernel per-(process, syscall)

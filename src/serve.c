@@ -19,7 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/history.h"
 #include "src/metrics.h"
+#include "src/serve_history.h"
 #include "src/serve_http.h"
 #include "src/session.h"
 #include "src/lib/util.h"
@@ -35,6 +37,8 @@ struct serve {
 	struct metrics *metrics;
 	struct session sess;		/* the metrics session */
 	struct serve_http *http;
+	struct history *history;	/* NULL: --history 0 */
+	struct serve_history *recorder;
 	uint64_t drain_errors;
 	char kernel[128];
 };
@@ -237,6 +241,26 @@ static void end_command(struct session *ss)
 	waitpid(ss->child.pid, &ss->child_status, 0);
 }
 
+/* The flight recorder, with the metrics session's targets. 0 or -errno (printed). */
+static int serve_start_recorder(struct serve *s, pid_t command_pid)
+{
+	struct serve_history_config hc = {
+		.co = &s->o->co, .command_pid = command_pid,
+		.command_line = s->o->command_line, .window_ns = s->o->history_window_ns,
+		.history = s->history, .stop = &serve_stop,
+	};
+	int err;
+
+	if (!s->history)
+		return 0;
+	s->recorder = serve_history_start(&hc);
+	if (s->recorder)
+		return 0;
+	err = -errno;
+	pr_err("cannot start the history: %s", strerror(-err));
+	return err;
+}
+
 static int serve_agent(struct serve *s)
 {
 	struct session_config cfg = {
@@ -254,13 +278,16 @@ static int serve_agent(struct serve *s)
 		.listen = s->o->listen, .token = s->o->token, .tls_cert = s->o->tls_cert,
 		.tls_key = s->o->tls_key, .max_sessions = s->o->max_sessions, .co = &s->o->co,
 		.command_line = s->o->command_line, .write_metrics = serve_write_metrics,
-		.arg = s, .stop = &serve_stop,
+		.arg = s, .stop = &serve_stop, .history = s->history,
 	};
 	int err;
 
 	err = session_open(&s->sess, &cfg);
 	if (!err) {
 		hc.command_pid = s->sess.have_child ? s->sess.child.pid : 0;
+		err = serve_start_recorder(s, hc.command_pid);
+	}
+	if (!err) {
 		s->http = serve_http_start(&hc);
 		if (!s->http)
 			err = -EINVAL;
@@ -275,10 +302,34 @@ static int serve_agent(struct serve *s)
 	serve_stop = serve_stop ? serve_stop : SIGTERM;
 	serve_http_stop(s->http);
 	s->http = NULL;
+	serve_history_stop(s->recorder);
+	s->recorder = NULL;
 	if (err)
 		end_command(&s->sess);
 	if (!err)
 		pr_info("stopped");
+	return err;
+}
+
+static int serve_new_history(struct serve *s)
+{
+	const struct serve_opts *o = s->o;
+	struct history_opts ho = {
+		.keep_ns = o->history_keep_ns, .max_bytes = o->history_max_bytes,
+		.spill_dir = o->history_dir, .spill_max_bytes = o->history_dir_max_bytes,
+	};
+	int err;
+
+	if (!o->history_keep_ns)
+		return 0;
+	s->history = history_new(&ho);
+	if (s->history)
+		return 0;
+	err = -errno;
+	if (o->history_dir)
+		pr_err("cannot use --history-dir %s: %s", o->history_dir, strerror(-err));
+	else
+		pr_err("cannot allocate the history: %s", strerror(-err));
 	return err;
 }
 
@@ -300,9 +351,14 @@ int serve_run(const struct serve_opts *o)
 		pr_err("cannot allocate metrics: %s", strerror(-err));
 		return err;
 	}
+	err = serve_new_history(&s);
+	if (err)
+		goto out;
 	install_signals();
 	raise_nofile_limit();
 	err = serve_agent(&s);
+out:
+	history_free(s.history);
 	session_release(&s.sess);
 	metrics_free(s.metrics);
 	pthread_mutex_destroy(&s.lock);

@@ -28,6 +28,10 @@ struct serve_opts {
 	unsigned int max_sessions;
 	uint64_t series_ttl_ns;		/* 0: series are kept for the agent's life */
 	const char *command_line;	/* latprof's own, for the profiles' metadata */
+	/* the flight recorder (history.h); keep_ns 0: none */
+	uint64_t history_keep_ns, history_window_ns, history_max_bytes;
+	const char *history_dir;	/* spill directory, or NULL */
+	uint64_t history_dir_max_bytes;
 };
 
 /*

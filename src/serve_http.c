@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "src/export_pprof.h"
+#include "src/history.h"
+#include "src/runmeta.h"
 #include "src/weight.h"
 #include "src/mhd.h"
 #include "src/pprof.h"
@@ -105,7 +107,7 @@ static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
 
 /* The parameters of a profile request; each may be given once. */
 static const char *const profile_params[] = {
-	"seconds", "hz", "min_duration_us", "pid", "comm", "weight",
+	"seconds", "hz", "min_duration_us", "pid", "comm", "weight", "history", "start", "end",
 };
 
 struct query_scan {
@@ -174,13 +176,16 @@ static int parse_profile_req(struct serve_http *h, struct MHD_Connection *conn,
 		.freq_hz = h->cfg.co->freq_hz,
 		.min_duration_us = h->cfg.co->min_duration_us,
 		.modes = h->cfg.co->modes,
+		.history = h->cfg.history != NULL,
+		.now_wall_ns = wall_ns(),
 	};
 	int err = query_check(conn, why, size);
 
 	if (!err)
 		err = serve_query_parse(ep, &d, query_get, conn, r, why, size);
 
-	if (!err && r->pid && kill(r->pid, 0) && errno == ESRCH) {
+	/* a process of the past may be gone */
+	if (!err && r->pid && !r->history && kill(r->pid, 0) && errno == ESRCH) {
 		snprintf(why, size, "invalid pid %llu: no such process",
 			 (unsigned long long)r->pid);
 		return -EINVAL;
@@ -247,6 +252,25 @@ static struct profile *record_profile(struct serve_http *h, const struct serve_p
 	if (!*err)
 		*err = session_finish(&s, h->cfg.command_line, &p);
 	session_release(&s);
+	return p;
+}
+
+/* The windows of [start, end) merged (history.h); NULL with *err set, *why for 404/400. */
+static struct profile *history_profile(struct serve_http *h, const struct serve_profile_req *r,
+				       int *err, char *why, size_t size)
+{
+	struct profile_merge_filter f = { .pid = r->pid, .comm = r->comm };
+	struct profile *p = NULL;
+	const char *bad;
+
+	*err = history_query(h->cfg.history, r->start_wall_ns, r->end_wall_ns, &f, &p, &bad);
+	if (*err == -ENOENT)
+		snprintf(why, size, "no history between %.3f and %.3f\n",
+			 r->start_wall_ns / 1e9, r->end_wall_ns / 1e9);
+	else if (*err == -EINVAL)
+		snprintf(why, size, "cannot read a window: %s\n", bad ? bad : "corrupt");
+	if (!*err)
+		*err = profile_set_meta(p, RUN_META_COMMAND_LINE, h->cfg.command_line);
 	return p;
 }
 
@@ -317,6 +341,34 @@ void serve_http_get_stats(struct serve_http *h, struct serve_http_stats *st)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* A profile of the past: no session, no limit; the windows merged at once. */
+static enum MHD_Result handle_history(struct serve_http *h, struct MHD_Connection *conn,
+				      const struct serve_profile_req *r)
+{
+	struct http_reply reply = { 0 };
+	struct profile *p;
+	char why[192] = "";
+	int err;
+
+	p = history_profile(h, r, &err, why, sizeof(why));
+	if (p)
+		err = render_profile(r, p, &reply);
+	profile_free(p);
+	pthread_mutex_lock(&h->lock);
+	h->stats.history_total++;
+	pthread_mutex_unlock(&h->lock);
+	if (err == -ENOENT)
+		return send_text(conn, MHD_HTTP_NOT_FOUND, "%s", why);
+	if (err) {
+		free(reply.body);
+		if (why[0])
+			return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", why);
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot merge: %s\n",
+				 strerror(-err));
+	}
+	return send_reply(conn, &reply);
+}
+
 static enum MHD_Result handle_profile(struct serve_http *h, struct MHD_Connection *conn,
 				      enum serve_endpoint ep)
 {
@@ -328,6 +380,8 @@ static enum MHD_Result handle_profile(struct serve_http *h, struct MHD_Connectio
 
 	if (parse_profile_req(h, conn, ep, &r, why, sizeof(why)))
 		return send_text(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
+	if (r.history)
+		return handle_history(h, conn, &r);
 	if (!session_take(h))
 		return send_text(conn, MHD_HTTP_TOO_MANY_REQUESTS,
 				 "%u profile sessions running (--max-sessions): try later\n",

@@ -16,6 +16,8 @@
 
 #include "src/collectopts.h"
 
+struct history;
+
 struct serve_http_config {
 	const char *listen;		/* ADDR:PORT */
 	const char *token;		/* bearer token, NULL: none */
@@ -28,12 +30,14 @@ struct serve_http_config {
 	int (*write_metrics)(void *arg, FILE *out);
 	void *arg;
 	volatile sig_atomic_t *stop;	/* set: requests in flight end (503) */
+	struct history *history;	/* NULL: none kept; borrowed */
 };
 
 /* Profile requests so far. */
 struct serve_http_stats {
 	unsigned int active;
 	uint64_t total, rejected;
+	uint64_t history_total;		/* profiles cut out of the history */
 };
 
 struct serve_http;

@@ -412,6 +412,29 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 	return 0;
 }
 
+int session_cut(struct session *s, const char *command_line, uint64_t since_wall_ns,
+		struct profile **out)
+{
+	struct profile *p = profile_new();
+	int err = p ? 0 : -ENOMEM;
+
+	*out = NULL;
+	s->end_ns = now_ns();
+	if (!err)
+		err = collect_cut_profile(s->col, p);
+	if (!err)
+		err = store_run_meta(s, p, command_line);
+	if (err) {
+		pr_err("cannot build the profile of a window: %s", strerror(-err));
+		profile_free(p);
+		return err;
+	}
+	p->time_ns = since_wall_ns;
+	p->duration_ns = wall_ns() - since_wall_ns;
+	*out = p;
+	return 0;
+}
+
 void session_release(struct session *s)
 {
 	if (s->have_child && s->child_status == -1 && s->child.release_fd >= 0)

@@ -101,6 +101,17 @@ int session_run(struct session *s, const struct session_loop *l);
  */
 int session_finish(struct session *s, const char *command_line, struct profile **out);
 
+/*
+ * Without stopping: the profile of what a running SESSION_KIND_PROFILE
+ * session collected since its last cut (collect_cut_profile: samples, no
+ * syscall statistics) into *@out (owned by the caller), with the run
+ * metadata of session_finish, its time from @since_wall_ns (wall clock) to
+ * now. serve's history cuts its session into windows this way. 0 or -errno
+ * (printed).
+ */
+int session_cut(struct session *s, const char *command_line, uint64_t since_wall_ns,
+		struct profile **out);
+
 /* Free everything; a command never released is killed. */
 void session_release(struct session *s);
 

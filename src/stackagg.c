@@ -53,6 +53,17 @@ void stackagg_free(struct stackagg *a)
 	free(a);
 }
 
+void stackagg_clear(struct stackagg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->entries.nr; i++)
+		free(a->entries.items[i]);
+	a->entries.nr = 0;
+	if (a->slots)
+		memset(a->slots, 0, a->nr_slots * sizeof(*a->slots));
+}
+
 static int stackagg_rehash(struct stackagg *a)
 {
 	size_t n = a->nr_slots ? a->nr_slots * 2 : 1024, i, j;
