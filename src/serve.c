@@ -151,6 +151,22 @@ static uint64_t agent_cpu_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
+static void serve_history_metrics(struct serve *s, const struct serve_http_stats *hs,
+				  struct metrics_agent *a)
+{
+	struct history_stats st;
+
+	if (!s->history)
+		return;
+	history_get_stats(s->history, &st);
+	a->has_history = 1;
+	a->history_bytes = st.bytes;
+	a->history_windows = st.windows;
+	a->history_spilled_bytes = st.spilled_bytes;
+	a->history_dropped = st.dropped;
+	a->history_requests = hs->history_total;
+}
+
 /* /metrics (serve_http_config.write_metrics): drains first. 0 or -errno. */
 static int serve_write_metrics(void *arg, FILE *out)
 {
@@ -185,6 +201,7 @@ static int serve_write_metrics(void *arg, FILE *out)
 	a.profiles_total = hs.total;
 	a.profiles_rejected = hs.rejected;
 	a.procs_tracked = metrics_nr_procs(s->metrics);
+	serve_history_metrics(s, &hs, &a);
 	if (!err)
 		err = metrics_write(s->metrics, &a, out);
 	pthread_mutex_unlock(&s->lock);

@@ -18,7 +18,6 @@
 
 #include "src/export_pprof.h"
 #include "src/history.h"
-#include "src/runmeta.h"
 #include "src/weight.h"
 #include "src/mhd.h"
 #include "src/pprof.h"
@@ -269,8 +268,6 @@ static struct profile *history_profile(struct serve_http *h, const struct serve_
 			 r->start_wall_ns / 1e9, r->end_wall_ns / 1e9);
 	else if (*err == -EINVAL)
 		snprintf(why, size, "cannot read a window: %s\n", bad ? bad : "corrupt");
-	if (!*err)
-		*err = profile_set_meta(p, RUN_META_COMMAND_LINE, h->cfg.command_line);
 	return p;
 }
 
