@@ -54,7 +54,10 @@ LIBS := -lbpf -ldw -lelf -lz -lprotobuf-c -liberty -lm -lyaml
 PROG_LIBS := -ldl -lpthread
 MHD_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
 	awk '$$1 == "SONAME" { print $$2 }')
-$(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
+GNUTLS_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libgnutls.so)" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+$(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"') \
+	$(if $(GNUTLS_SONAME),-DGNUTLS_SONAME='"$(GNUTLS_SONAME)"')
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
@@ -319,7 +322,7 @@ check-fuzz: fuzz
 
 # Everything the build, the tests and the benchmarks need, from Debian.
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
-	zlib1g-dev libprotobuf-c-dev libmicrohttpd-dev protobuf-c-compiler golang-github-google-pprof-dev \
+	zlib1g-dev libprotobuf-c-dev libmicrohttpd-dev libgnutls28-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev valgrind \
 	nginx-light wrk chromium prometheus libxml2-utils nodejs python3-fastapi python3-uvicorn \

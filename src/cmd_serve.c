@@ -24,6 +24,7 @@ enum {
 	OPT_TOKEN_FILE,
 	OPT_TLS_CERT,
 	OPT_TLS_KEY,
+	OPT_TLS_CLIENT_CA,
 	OPT_MAX_SESSIONS,
 	OPT_SERIES_TTL,
 	OPT_HISTORY,
@@ -64,6 +65,8 @@ static const char serve_usage_command[] =
 	"                           TOKEN being FILE's first line\n"
 	"      --tls-cert FILE      serve HTTPS with this PEM certificate ...\n"
 	"      --tls-key FILE       ... and this PEM private key\n"
+	"      --tls-client-ca FILE  require a client certificate signed by this PEM CA\n"
+	"                           (mutual TLS; the handshake fails without one)\n"
 	"      --max-sessions N     profile requests recorded at once, 1..64 (default 4);\n"
 	"                           more get 429\n"
 	"      --series-ttl SECONDS drop a series nothing was counted to for this long\n"
@@ -100,6 +103,7 @@ static const struct option serve_longopts[] = {
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
 	{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
+	{ "tls-client-ca", required_argument, NULL, OPT_TLS_CLIENT_CA },
 	{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
 	{ "series-ttl", required_argument, NULL, OPT_SERIES_TTL },
 	{ "history", required_argument, NULL, OPT_HISTORY },
@@ -198,6 +202,14 @@ static int parse_serve_option(struct serve_opts *o, int c, char **argv)
 		return read_secret("tls-cert", optarg, false, &o->tls_cert);
 	case OPT_TLS_KEY:
 		return read_secret("tls-key", optarg, false, &o->tls_key);
+	case OPT_TLS_CLIENT_CA:
+		err = read_secret("tls-client-ca", optarg, false, &o->tls_client_ca);
+		/* GnuTLS takes a file of no certificate as an empty list: every client refused */
+		if (!err && !strstr(o->tls_client_ca, "-----BEGIN CERTIFICATE-----")) {
+			pr_err("invalid --tls-client-ca %s: no PEM certificate in it", optarg);
+			return -EINVAL;
+		}
+		return err;
 	case OPT_MAX_SESSIONS:
 		if (parse_u64(optarg, 1, 64, &v)) {
 			pr_err("invalid --max-sessions '%s': want 1..64", optarg);
@@ -251,6 +263,10 @@ static int parse_serve_args(int argc, char **argv, struct serve_opts *o)
 		pr_err("--tls-cert and --tls-key go together");
 		return -EINVAL;
 	}
+	if (o->tls_client_ca && !o->tls_cert) {
+		pr_err("--tls-client-ca needs --tls-cert and --tls-key (HTTPS)");
+		return -EINVAL;
+	}
 	if (o->command && !command_exists(o->command[0])) {
 		pr_err("cannot run '%s': command not found", o->command[0]);
 		return -ENOENT;
@@ -289,5 +305,6 @@ int cmd_serve(int argc, char **argv)
 	free(o.token);
 	free(o.tls_cert);
 	free(o.tls_key);
+	free(o.tls_client_ca);
 	return status;
 }

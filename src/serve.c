@@ -293,7 +293,8 @@ static int serve_agent(struct serve *s)
 	};
 	struct serve_http_config hc = {
 		.listen = s->o->listen, .token = s->o->token, .tls_cert = s->o->tls_cert,
-		.tls_key = s->o->tls_key, .max_sessions = s->o->max_sessions, .co = &s->o->co,
+		.tls_key = s->o->tls_key, .tls_client_ca = s->o->tls_client_ca,
+		.max_sessions = s->o->max_sessions, .co = &s->o->co,
 		.command_line = s->o->command_line, .write_metrics = serve_write_metrics,
 		.arg = s, .stop = &serve_stop, .history = s->history,
 	};

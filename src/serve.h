@@ -25,6 +25,7 @@ struct serve_opts {
 	char **command;			/* after "--" */
 	char *token;			/* owned; NULL: no authentication */
 	char *tls_cert, *tls_key;	/* owned PEM contents */
+	char *tls_client_ca;		/* owned PEM: client certificates required; NULL: not */
 	unsigned int max_sessions;
 	uint64_t series_ttl_ns;		/* 0: series are kept for the agent's life */
 	const char *command_line;	/* latprof's own, for the profiles' metadata */

@@ -457,6 +457,53 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return handle_profile(h, conn, SERVE_ENDPOINT_FLAMEGRAPH);
 }
 
+/*
+ * --tls-client-ca: every connection's TLS session, before its handshake
+ * (MHD calls this as it accepts), requires a client certificate that
+ * GnuTLS verifies against the CA (MHD_OPTION_HTTPS_MEM_TRUST) during the
+ * handshake: a client without one, or with one of another CA, fails the
+ * handshake, and no request of its reaches on_request.
+ */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *info;
+
+	(void)cls;
+	(void)socket_ctx;
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	info = mhd->get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!info || !info->tls_session)
+		return;	/* not TLS: no daemon option asks for this then */
+	mhd->tls_set_request(info->tls_session, GNUTLS_CERT_REQUIRE);
+	mhd->tls_set_verify_cert(info->tls_session, NULL, 0);
+}
+
+/* The daemon's options for @cfg into @o (room for 8). */
+static void daemon_options(const struct serve_http_config *cfg, const struct sockaddr_storage *ss,
+			   struct MHD_OptionItem *o)
+{
+	size_t n = 0;
+
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)ss };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_TIMEOUT_S, NULL };
+	if (cfg->tls_cert) {
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						  (void *)cfg->tls_cert };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key };
+	}
+	if (cfg->tls_cert && cfg->tls_client_ca) {
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+						  (void *)cfg->tls_client_ca };
+		/* two pointers: the function as the value, its argument as the pointer */
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
+						  (intptr_t)on_connection, NULL };
+	}
+	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+}
+
 struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 {
 	/*
@@ -466,6 +513,7 @@ struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			     MHD_USE_POLL;
 	struct serve_http *h = calloc(1, sizeof(*h));
+	struct MHD_OptionItem opts[8];
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	bool v6;
@@ -490,22 +538,19 @@ struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 		}
 		flags |= MHD_USE_TLS;
 	}
-	h->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, h,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT_S,
-				cfg->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
-				cfg->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key,
+	daemon_options(cfg, &ss, opts);
+	h->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
 				MHD_OPTION_END);
 	if (!h->d) {
 		pr_err("cannot listen on %s: %s", cfg->listen,
-		       errno ? strerror(errno) : "address in use or bad TLS key/certificate");
+		       errno ? strerror(errno) :
+		       "address in use or bad TLS key, certificate or client CA");
 		goto fail;
 	}
 	info = mhd->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-	pr_info("serving on %s://%.*s:%u", cfg->tls_cert ? "https" : "http",
+	pr_info("serving on %s://%.*s:%u%s", cfg->tls_cert ? "https" : "http",
 		(int)(strrchr(cfg->listen, ':') - cfg->listen), cfg->listen,
-		info ? info->port : 0);
+		info ? info->port : 0, cfg->tls_client_ca ? " (client certificates required)" : "");
 	return h;
 fail:
 	pthread_mutex_destroy(&h->lock);

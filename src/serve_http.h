@@ -22,6 +22,7 @@ struct serve_http_config {
 	const char *listen;		/* ADDR:PORT */
 	const char *token;		/* bearer token, NULL: none */
 	const char *tls_cert, *tls_key;	/* PEM contents, NULL: plain HTTP */
+	const char *tls_client_ca;	/* PEM: clients need a certificate it signed; NULL: none */
 	unsigned int max_sessions;
 	const struct collector_opts *co;	/* defaults of every profile; borrowed */
 	pid_t command_pid;		/* the agent's -- COMMAND, 0 without */
