@@ -32,6 +32,9 @@ enum {
 	OPT_HISTORY_MAX_MB,
 	OPT_HISTORY_DIR,
 	OPT_HISTORY_DIR_MAX_MB,
+	OPT_TRIGGER,
+	OPT_TRIGGER_DIR,
+	OPT_TRIGGER_MAX_FILES,
 	OPT_CONFIG,
 };
 
@@ -49,6 +52,8 @@ static const char serve_usage_head[] =
 	"  /flamegraph?seconds=N&weight=W    interactive SVG flame graph\n"
 	"  ...?start=T&end=T, ?history=1&seconds=N  the same of the past, from the\n"
 	"                                    history, at once (T: Unix seconds or -SECONDS)\n"
+	"  /profiles                         the triggers' saved profiles (JSON)\n"
+	"  /profiles/NAME                    one of them (gzip pprof)\n"
 	"  /healthz                          \"ok\"\n"
 	"  profile parameters: pid, comm, hz (1..1000), min_duration_us, weight,\n"
 	"  native=1 (Python programs' full native stacks, not the Python view)\n"
@@ -77,6 +82,13 @@ static const char serve_usage_command[] =
 	"      --history-max-mb MB  the history's memory, 1..65536 MiB (default 64)\n"
 	"      --history-dir DIR    windows past the memory cap go to DIR\n"
 	"      --history-dir-max-mb MB  and take at most MB MiB there (default 1024)\n"
+	"      --trigger RULE       save the history around a moment RULE holds as a profile\n"
+	"                           in --trigger-dir (may repeat, at most 32): name=NAME and\n"
+	"                           syscall=S,p99_ms=MS | cpu_pct=PCT | slow_calls=N, with\n"
+	"                           comm=, windows=K, before_s=, after_s=, every_s= (see\n"
+	"                           docs/serve.md); listed on /profiles\n"
+	"      --trigger-dir DIR    where triggers save their profiles (needed with --trigger)\n"
+	"      --trigger-max-files N  keep at most N of them, 1..100000 (default 100)\n"
 	"collector options (the metrics' and every profile's; a profile request's\n"
 	"parameters override some):\n";
 
@@ -111,6 +123,9 @@ static const struct option serve_longopts[] = {
 	{ "history-max-mb", required_argument, NULL, OPT_HISTORY_MAX_MB },
 	{ "history-dir", required_argument, NULL, OPT_HISTORY_DIR },
 	{ "history-dir-max-mb", required_argument, NULL, OPT_HISTORY_DIR_MAX_MB },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "trigger-dir", required_argument, NULL, OPT_TRIGGER_DIR },
+	{ "trigger-max-files", required_argument, NULL, OPT_TRIGGER_MAX_FILES },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -157,6 +172,32 @@ static int parse_scaled(const char *opt, const char *arg, uint64_t min, uint64_t
 	return 0;
 }
 
+/* One more --trigger rule. 0 or -EINVAL (printed), -ENOMEM. */
+static int add_trigger(struct serve_opts *o, const char *arg)
+{
+	struct trigger_rule r;
+	char why[200];
+	size_t i;
+
+	if (trigger_rule_parse(arg, &r, why, sizeof(why))) {
+		pr_err("invalid --trigger '%.60s': %s", arg, why);
+		return -EINVAL;
+	}
+	for (i = 0; i < o->triggers.nr; i++)
+		if (!strcmp(o->triggers.items[i].name, r.name)) {
+			pr_err("invalid --trigger '%.60s': a rule named %s already", arg, r.name);
+			return -EINVAL;
+		}
+	if (o->triggers.nr >= TRIGGER_MAX_RULES) {
+		pr_err("invalid --trigger '%.60s': at most %d rules", arg, TRIGGER_MAX_RULES);
+		return -EINVAL;
+	}
+	if (array_grow(&o->triggers, o->triggers.nr + 1))
+		return -ENOMEM;
+	o->triggers.items[o->triggers.nr++] = r;
+	return 0;
+}
+
 /* The history's options; COLLECTOPTS_NOT_MINE for others. */
 static int parse_history_option(struct serve_opts *o, int c)
 {
@@ -176,6 +217,19 @@ static int parse_history_option(struct serve_opts *o, int c)
 	case OPT_HISTORY_DIR_MAX_MB:
 		return parse_scaled("history-dir-max-mb", optarg, 1, 1 << 24, 1 << 20, "MiB",
 				    &o->history_dir_max_bytes);
+	case OPT_TRIGGER:
+		return add_trigger(o, optarg);
+	case OPT_TRIGGER_DIR:
+		o->trigger_dir = optarg;
+		return 0;
+	case OPT_TRIGGER_MAX_FILES: {
+		uint64_t v = 0;
+		int err = parse_scaled("trigger-max-files", optarg, 1, 100000, 1, "files", &v);
+
+		if (!err)
+			o->trigger_max_files = v;
+		return err;
+	}
 	default:
 		return COLLECTOPTS_NOT_MINE;
 	}
@@ -263,6 +317,10 @@ static int parse_serve_args(int argc, char **argv, struct serve_opts *o)
 		pr_err("--tls-cert and --tls-key go together");
 		return -EINVAL;
 	}
+	if (o->triggers.nr && (!o->trigger_dir || !o->history_keep_ns)) {
+		pr_err("--trigger needs --trigger-dir and a history (--history above 0)");
+		return -EINVAL;
+	}
 	if (o->tls_client_ca && !o->tls_cert) {
 		pr_err("--tls-client-ca needs --tls-cert and --tls-key (HTTPS)");
 		return -EINVAL;
@@ -296,7 +354,8 @@ int cmd_serve(int argc, char **argv)
 				.history_keep_ns = HISTORY_DEFAULT_MINUTES * 60 * NSEC_PER_SEC,
 				.history_window_ns = HISTORY_DEFAULT_WINDOW_S * NSEC_PER_SEC,
 				.history_max_bytes = HISTORY_DEFAULT_MAX_BYTES,
-				.history_dir_max_bytes = HISTORY_DEFAULT_DIR_MAX_BYTES };
+				.history_dir_max_bytes = HISTORY_DEFAULT_DIR_MAX_BYTES,
+				.trigger_max_files = TRIGGER_DEFAULT_MAX_FILES };
 	int status;
 
 	collectopts_init(&o.co);
@@ -306,5 +365,6 @@ int cmd_serve(int argc, char **argv)
 	free(o.tls_cert);
 	free(o.tls_key);
 	free(o.tls_client_ca);
+	free(o.triggers.items);
 	return status;
 }

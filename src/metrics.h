@@ -107,6 +107,14 @@ int metrics_end_window(struct metrics *m, uint64_t now_ns);
 /* Entries of the pid -> comm table. Cannot fail. */
 size_t metrics_nr_procs(const struct metrics *m);
 
+/*
+ * The cumulative statistics of @syscall (by name) of the processes named
+ * @comm (NULL: every name) summed into @out; how many series were summed.
+ * A series that expired starts again from zero. Cannot fail.
+ */
+size_t metrics_sys_sum(const struct metrics *m, const char *syscall, const char *comm,
+		       struct sys_stat *out);
+
 /* Number of (comm, syscall) series. Cannot fail. */
 size_t metrics_nr_series(const struct metrics *m);
 

@@ -38,6 +38,7 @@ struct serve {
 	struct session sess;		/* the metrics session */
 	struct serve_http *http;
 	struct history *history;	/* NULL: --history 0 */
+	struct triggers *triggers;	/* NULL: no --trigger */
 	struct serve_history *recorder;
 	uint64_t drain_errors;
 	char kernel[128];
@@ -174,6 +175,8 @@ static int serve_write_metrics(void *arg, FILE *out)
 	const struct collector_opts *co = &s->o->co;
 	const char *names[LP_STAT_NR];
 	uint64_t lost[LP_STAT_NR];
+	const char *tnames[TRIGGER_MAX_RULES];
+	uint64_t tfirings[TRIGGER_MAX_RULES], tsuppressed[TRIGGER_MAX_RULES];
 	struct serve_http_stats hs;
 	struct collect_stats st;
 	struct metrics_agent a = {
@@ -184,6 +187,12 @@ static int serve_write_metrics(void *arg, FILE *out)
 	int i, err;
 
 	a.bpf_map_bytes = bpf_map_bytes();
+	/* before s->lock: the triggers take it under their own (serve_sys_total) */
+	a.trigger_names = tnames;
+	a.trigger_firings = tfirings;
+	a.trigger_suppressed = tsuppressed;
+	a.nr_triggers = s->triggers ? triggers_get_counts(s->triggers, tnames, tfirings,
+							  tsuppressed, TRIGGER_MAX_RULES) : 0;
 	pthread_mutex_lock(&s->lock);
 	serve_http_get_stats(s->http, &hs);
 	err = serve_drain_locked(s);
@@ -258,6 +267,32 @@ static void end_command(struct session *ss)
 	waitpid(ss->child.pid, &ss->child_status, 0);
 }
 
+/* trigger_window.sys_total: the metrics' cumulative statistics of a syscall. */
+static bool serve_sys_total(void *arg, const char *syscall, const char *comm,
+			    struct sys_stat *out)
+{
+	struct serve *s = arg;
+	size_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = metrics_sys_sum(s->metrics, syscall, comm, out);
+	pthread_mutex_unlock(&s->lock);
+	return n > 0;
+}
+
+/* A history window kept: the metrics drained to its end, then the triggers' rules. */
+static void serve_on_window(void *arg, const struct profile *window)
+{
+	struct serve *s = arg;
+	struct trigger_window w = {
+		.start_ns = window->time_ns, .end_ns = window->time_ns + window->duration_ns,
+		.p = window, .sys_total = serve_sys_total, .arg = s,
+	};
+
+	drain_tick(s);
+	triggers_window(s->triggers, &w);
+}
+
 /* The flight recorder, with the metrics session's targets. 0 or -errno (printed). */
 static int serve_start_recorder(struct serve *s, pid_t command_pid)
 {
@@ -265,6 +300,7 @@ static int serve_start_recorder(struct serve *s, pid_t command_pid)
 		.co = &s->o->co, .command_pid = command_pid,
 		.command_line = s->o->command_line, .window_ns = s->o->history_window_ns,
 		.history = s->history, .stop = &serve_stop,
+		.on_window = s->triggers ? serve_on_window : NULL, .arg = s,
 	};
 	int err;
 
@@ -296,7 +332,7 @@ static int serve_agent(struct serve *s)
 		.tls_key = s->o->tls_key, .tls_client_ca = s->o->tls_client_ca,
 		.max_sessions = s->o->max_sessions, .co = &s->o->co,
 		.command_line = s->o->command_line, .write_metrics = serve_write_metrics,
-		.arg = s, .stop = &serve_stop, .history = s->history,
+		.arg = s, .stop = &serve_stop, .history = s->history, .triggers = s->triggers,
 	};
 	int err;
 
@@ -341,6 +377,15 @@ static int serve_new_history(struct serve *s)
 	if (!o->history_keep_ns)
 		return 0;
 	s->history = history_new(&ho);
+	if (s->history && o->triggers.nr) {
+		s->triggers = triggers_new(o->triggers.items, o->triggers.nr, o->trigger_dir,
+					   o->trigger_max_files, s->history);
+		if (!s->triggers) {
+			err = -errno;
+			pr_err("cannot use --trigger-dir %s: %s", o->trigger_dir, strerror(-err));
+			return err;
+		}
+	}
 	if (s->history)
 		return 0;
 	err = -errno;
@@ -376,6 +421,7 @@ int serve_run(const struct serve_opts *o)
 	raise_nofile_limit();
 	err = serve_agent(&s);
 out:
+	triggers_free(s.triggers);
 	history_free(s.history);
 	session_release(&s.sess);
 	metrics_free(s.metrics);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "src/collectopts.h"
+#include "src/trigger.h"
 
 #define SERVE_DEFAULT_PORT 6061
 #define SERVE_DEFAULT_MAX_SESSIONS 4
@@ -33,6 +34,10 @@ struct serve_opts {
 	uint64_t history_keep_ns, history_window_ns, history_max_bytes;
 	const char *history_dir;	/* spill directory, or NULL */
 	uint64_t history_dir_max_bytes;
+	/* trigger rules (trigger.h), checked at each history window */
+	struct { struct trigger_rule *items; size_t nr, alloc; } triggers;	/* owned */
+	const char *trigger_dir;
+	unsigned int trigger_max_files;
 };
 
 /*

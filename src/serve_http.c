@@ -18,6 +18,7 @@
 
 #include "src/export_pprof.h"
 #include "src/history.h"
+#include "src/trigger.h"
 #include "src/weight.h"
 #include "src/mhd.h"
 #include "src/pprof.h"
@@ -402,6 +403,42 @@ static enum MHD_Result handle_profile(struct serve_http *h, struct MHD_Connectio
 	return send_reply(conn, &reply);
 }
 
+/* /profiles: the triggers' files (JSON); /profiles/NAME: one of them. */
+static enum MHD_Result handle_profiles(struct serve_http *h, struct MHD_Connection *conn,
+				       const char *url)
+{
+	struct http_reply reply = { .status = MHD_HTTP_OK, .type = "application/json" };
+	const char *name = url[strlen("/profiles")] ? url + strlen("/profiles/") : NULL;
+	FILE *f;
+	int err;
+
+	if (!h->cfg.triggers)
+		return send_text(conn, MHD_HTTP_NOT_FOUND, "no triggers: serve runs without --trigger\n");
+	if (name) {
+		err = triggers_read(h->cfg.triggers, name, &reply.body, &reply.len);
+		if (err == -ENOENT)
+			return send_text(conn, MHD_HTTP_NOT_FOUND, "no such profile: %.100s\n", name);
+		if (err)
+			return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read %.100s: %s\n",
+					 name, strerror(-err));
+		reply.type = "application/octet-stream";
+		reply.filename = "profile.pb.gz";
+		return send_reply(conn, &reply);
+	}
+	f = open_memstream(&reply.body, &reply.len);
+	if (!f)
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	err = triggers_write_list(h->cfg.triggers, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		free(reply.body);
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot list: %s\n",
+				 strerror(-err));
+	}
+	return send_reply(conn, &reply);
+}
+
 static enum MHD_Result handle_metrics(struct serve_http *h, struct MHD_Connection *conn)
 {
 	struct http_reply reply = { .status = MHD_HTTP_OK,
@@ -442,7 +479,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return send_text(conn, MHD_HTTP_UNAUTHORIZED, "missing or wrong bearer token\n");
 	if (strcmp(url, "/metrics") && strcmp(url, "/healthz") &&
 	    strcmp(url, "/debug/pprof/profile") && strcmp(url, "/debug/pprof/latency") &&
-	    strcmp(url, "/flamegraph"))
+	    strcmp(url, "/flamegraph") && strcmp(url, "/profiles") &&
+	    strncmp(url, "/profiles/", strlen("/profiles/")))
 		return send_text(conn, MHD_HTTP_NOT_FOUND, "no such endpoint: %.100s\n", url);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
@@ -450,6 +488,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return send_text(conn, MHD_HTTP_OK, "ok\n");
 	if (!strcmp(url, "/metrics"))
 		return handle_metrics(h, conn);
+	if (!strncmp(url, "/profiles", strlen("/profiles")))
+		return handle_profiles(h, conn, url);
 	if (!strcmp(url, "/debug/pprof/profile"))
 		return handle_profile(h, conn, SERVE_ENDPOINT_PROFILE);
 	if (!strcmp(url, "/debug/pprof/latency"))

@@ -17,6 +17,7 @@
 #include "src/collectopts.h"
 
 struct history;
+struct triggers;
 
 struct serve_http_config {
 	const char *listen;		/* ADDR:PORT */
@@ -32,6 +33,7 @@ struct serve_http_config {
 	void *arg;
 	volatile sig_atomic_t *stop;	/* set: requests in flight end (503) */
 	struct history *history;	/* NULL: none kept; borrowed */
+	struct triggers *triggers;	/* NULL: no rules; borrowed (/profiles) */
 };
 
 /* Profile requests so far. */
