@@ -164,18 +164,17 @@ static int parse_history(serve_query_get_fn *get, void *ctx, const struct serve_
 	uint64_t history = 0, start = 0, end = d->now_wall_ns;
 	int err = query_u64(get, ctx, "history", 0, 1, &history, why, size);
 
-	if (!err)
-		err = query_time(get, ctx, "start", d->now_wall_ns, &start, why, size);
-	if (!err)
-		err = query_time(get, ctx, "end", d->now_wall_ns, &end, why, size);
-	if (err)
+	if (err || (!history && !get(ctx, "start") && !get(ctx, "end")))
 		return err;
-	if (!history && !get(ctx, "start") && !get(ctx, "end"))
-		return 0;
 	if (!d->history) {
 		snprintf(why, size, "no history kept: serve runs with --history 0");
 		return -EINVAL;
 	}
+	err = query_time(get, ctx, "start", d->now_wall_ns, &start, why, size);
+	if (!err)
+		err = query_time(get, ctx, "end", d->now_wall_ns, &end, why, size);
+	if (err)
+		return err;
 	if (get(ctx, "hz") || get(ctx, "min_duration_us")) {
 		snprintf(why, size, "a history profile has the agent's hz and min_duration_us");
 		return -EINVAL;
