@@ -15,6 +15,17 @@
 #include "src/session.h"
 #include "src/lib/util.h"
 
+/*
+ * A session keeps what it read of every process it saw, exited ones too,
+ * so that their samples still symbolize: right for a recording, unbounded
+ * for a recorder that runs for weeks on a machine starting processes all
+ * the time. Past this many processes seen, the recorder ends its session
+ * at a window's end and opens a new one: the history has a gap of the
+ * reopening (its windows say where), and the memory goes back to a fresh
+ * session's.
+ */
+#define RECORDER_RECYCLE_PROCS 256
+
 struct serve_history {
 	struct serve_history_config cfg;
 	struct collector_opts co;	/* the agent's, the command as its target */
@@ -32,7 +43,19 @@ static bool recorder_stop(void *arg)
 	return *sh->cfg.stop;
 }
 
-/* The loop's tick, every window: cut, keep, hand on. 0, or -errno ends the recorder. */
+/* Has the session seen so many processes that a fresh one should take over? */
+static bool recorder_worn(struct serve_history *sh)
+{
+	struct collect_stats st;
+
+	collect_get_stats(sh->sess.col, &st);
+	return st.procs_seen > RECORDER_RECYCLE_PROCS;
+}
+
+/*
+ * The loop's tick, every window: cut, keep, hand on. 0; -EAGAIN: reopen
+ * the session; another -errno ends the recorder.
+ */
 static int recorder_tick(void *arg)
 {
 	struct serve_history *sh = arg;
@@ -57,7 +80,9 @@ static int recorder_tick(void *arg)
 	profile_free(p);
 	/* a window's symbolizing allocates and frees: give it back */
 	malloc_trim(0);
-	return err == -ENOMEM ? 0 : err;	/* a window lost, not the recorder */
+	if (err && err != -ENOMEM)
+		return err;	/* -ENOMEM: a window lost, not the recorder */
+	return recorder_worn(sh) ? -EAGAIN : 0;
 }
 
 static void *recorder_main(void *arg)
@@ -70,15 +95,28 @@ static void *recorder_main(void *arg)
 		.stop = recorder_stop, .tick = recorder_tick,
 		.tick_ms = sh->cfg.window_ns / 1000000, .arg = sh,
 	};
-	int err = session_open(&sh->sess, &cfg);
+	bool first = true;
+	int err;
 
-	if (!err) {
-		pr_info("history: windows of %.0f s", sh->cfg.window_ns / 1e9);
+	do {
+		session_init(&sh->sess);
+		sh->first_tick = true;
+		err = session_open(&sh->sess, &cfg);
+		if (err) {
+			session_release(&sh->sess);
+			break;	/* printed; an -EAGAIN of its own is no reason to loop */
+		}
+		if (first)
+			pr_info("history: windows of %.0f s", sh->cfg.window_ns / 1e9);
+		else
+			pr_debug("history: a fresh session after %d processes", RECORDER_RECYCLE_PROCS);
+		first = false;
 		err = session_run(&sh->sess, &loop);
-	}
-	if (err)
+		session_release(&sh->sess);
+		malloc_trim(0);
+	} while (err == -EAGAIN && !*sh->cfg.stop);
+	if (err && err != -EAGAIN)
 		pr_warn("history stopped: %s", strerror(-err));
-	session_release(&sh->sess);
 	return NULL;
 }
 
@@ -91,14 +129,12 @@ struct serve_history *serve_history_start(const struct serve_history_config *cfg
 		return NULL;
 	sh->cfg = *cfg;
 	sh->co = *cfg->co;
-	sh->first_tick = true;
 	if (cfg->command_pid) {
 		sh->pid = cfg->command_pid;
 		sh->co.pids = (struct pid_list){ .items = &sh->pid, .nr = 1 };
 		sh->co.comms = (struct comm_list){ 0 };
 		sh->co.all = false;
 	}
-	session_init(&sh->sess);
 	err = pthread_create(&sh->thread, NULL, recorder_main, sh);
 	if (err) {
 		free(sh);
