@@ -131,12 +131,23 @@ static void write_seconds(FILE *out, const char *name, const char *type, const c
 	fputc('\n', out);
 }
 
-/* serve's history and triggers (--history, triggers: in --config). */
-static void write_history(const struct metrics_agent *a, FILE *out)
+/* A counter family with one series per trigger rule. */
+static void write_per_rule(FILE *out, const char *name, const char *help,
+			   const struct metrics_agent *a, const uint64_t *values)
 {
 	struct prom_labels l = { { "rule" }, { NULL }, 1 };
 	size_t i;
 
+	prom_write_family(out, name, "counter", help);
+	for (i = 0; i < a->nr_triggers; i++) {
+		l.vals[0] = a->trigger_names[i];
+		prom_write_value(out, name, &l, values[i]);
+	}
+}
+
+/* serve's history and triggers (--history, --trigger). */
+static void write_history(const struct metrics_agent *a, FILE *out)
+{
 	if (a->has_history) {
 		write_gauge(out, "latprof_history_memory_bytes", "gauge",
 			    "Bytes of the history's windows in memory (--history-max-mb caps it).",
@@ -154,19 +165,11 @@ static void write_history(const struct metrics_agent *a, FILE *out)
 	}
 	if (!a->nr_triggers)
 		return;
-	prom_write_family(out, "latprof_trigger_firings_total", "counter",
-			  "Times a trigger rule fired and saved a profile.");
-	for (i = 0; i < a->nr_triggers; i++) {
-		l.vals[0] = a->trigger_names[i];
-		prom_write_value(out, "latprof_trigger_firings_total", &l, a->trigger_firings[i]);
-	}
-	prom_write_family(out, "latprof_trigger_suppressed_total", "counter",
-			  "Times a trigger rule held but its rate limit saved nothing.");
-	for (i = 0; i < a->nr_triggers; i++) {
-		l.vals[0] = a->trigger_names[i];
-		prom_write_value(out, "latprof_trigger_suppressed_total", &l,
-				 a->trigger_suppressed[i]);
-	}
+	write_per_rule(out, "latprof_trigger_firings_total",
+		       "Times a trigger rule fired and saved a profile.", a, a->trigger_firings);
+	write_per_rule(out, "latprof_trigger_suppressed_total",
+		       "Times a trigger rule held but its rate limit saved nothing.", a,
+		       a->trigger_suppressed);
 }
 
 static void write_agent(const struct metrics *m, const struct metrics_agent *a, FILE *out)

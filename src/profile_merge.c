@@ -164,16 +164,6 @@ static int merge_samples(struct profile *into, const struct profile *from, struc
 	return err;
 }
 
-static int merge_meta(struct profile *into, const struct profile *from)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && i < from->meta.nr; i++)
-		err = profile_set_meta(into, from->meta.items[i].key, from->meta.items[i].value);
-	return err;
-}
-
 static void merge_ids_release(struct merge_ids *m)
 {
 	free(m->mappings);
@@ -207,7 +197,7 @@ int profile_merge(struct profile *into, const struct profile *from,
 	if (!err)
 		err = merge_samples(into, from, &m, f);
 	if (!err)
-		err = merge_meta(into, from);
+		err = profile_copy_meta(into, from);
 	merge_ids_release(&m);
 	return err;
 }

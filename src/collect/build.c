@@ -555,6 +555,16 @@ bool collect_sys_typed(const struct collect *c)
 	return c->sys_typed;
 }
 
+/* What building held: the stacks read by id, the builder's tables. */
+static void builder_release(struct builder *b)
+{
+	collect_free_stacks(b->c);
+	hashmap_release(&b->mappings);
+	hashmap_release(&b->sys_idx);
+	free(b->locs.items);
+	free(b->sys.items);
+}
+
 int collect_build_profile(struct collect *c, struct profile *p)
 {
 	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz };
@@ -600,11 +610,7 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = builder_gil(&b);
 	if (!err)
 		err = builder_jit_meta(&b, &cols);
-	collect_free_stacks(c);
-	hashmap_release(&b.mappings);
-	hashmap_release(&b.sys_idx);
-	free(b.locs.items);
-	free(b.sys.items);
+	builder_release(&b);
 	return err;
 }
 
@@ -648,10 +654,6 @@ int collect_cut_profile(struct collect *c, struct profile *p)
 	/* what only a whole recording stores: kept no longer than a window */
 	c->reqs.nr = 0;
 	stalls_release(&c->stalls);
-	collect_free_stacks(c);
-	hashmap_release(&b.mappings);
-	hashmap_release(&b.sys_idx);
-	free(b.locs.items);
-	free(b.sys.items);
+	builder_release(&b);
 	return err;
 }
