@@ -90,6 +90,7 @@ static void *recorder_main(void *arg)
 	struct serve_history *sh = arg;
 	struct session_config cfg = {
 		.kind = SESSION_KIND_PROFILE, .co = &sh->co, .interval_s = 1,
+		.windows_only = true,
 	};
 	struct session_loop loop = {
 		.stop = recorder_stop, .tick = recorder_tick,
@@ -129,6 +130,8 @@ struct serve_history *serve_history_start(const struct serve_history_config *cfg
 		return NULL;
 	sh->cfg = *cfg;
 	sh->co = *cfg->co;
+	/* requests, files and peers: a window keeps none, so none are tracked */
+	sh->co.requests = sh->co.files = sh->co.net = false;
 	if (cfg->command_pid) {
 		sh->pid = cfg->command_pid;
 		sh->co.pids = (struct pid_list){ .items = &sh->pid, .nr = 1 };

@@ -35,6 +35,11 @@ struct session_config {
 	const struct collector_opts *co;	/* borrowed for the session's life */
 	char **command;			/* -- COMMAND to start held, or NULL */
 	double interval_s;		/* the timeline's interval (profiles) */
+	/*
+	 * serve's recorder (session_cut): no wait rule and no timeline, which
+	 * only a whole recording stores, so its hooks cost less
+	 */
+	bool windows_only;
 	collect_proc_fn proc_fn;	/* metrics: lifecycle events */
 	collect_stall_fn stall_fn;	/* metrics: event-loop stalls (with proc_arg) */
 	void *proc_arg;
