@@ -3,7 +3,7 @@
 # serve's triggers over a quiet run (issue 34, item 2): the spike fixture
 # serving requests for 5 minutes (QUIET_S) without a spike, watched by an
 # agent with 1 s history windows and the p99 rule of test_serve_triggers
-# (clock_nanosleep over 10 ms, every_s=1): no file, no firing
+# (clock_nanosleep over 15 ms two windows in a row, every_s=1): no file, no firing
 # (latprof_trigger_firings_total 0), and the rule was live: the same agent
 # then fires once on a 3 s spike at the end of a second fixture run. And
 # the history's memory stayed under its cap (latprof_history_memory_bytes
@@ -21,7 +21,7 @@ dir=$WORKDIR/triggers
 port=$(free_port)
 start_serve "$WORKDIR/serve.log" "$port" --comm spike -F 199 --history 10 --history-window 1 \
 	--history-max-mb 2 --trigger-dir "$dir" \
-	--trigger name=sleepy,syscall=clock_nanosleep,p99_ms=10,before_s=5,after_s=1,every_s=1
+	--trigger name=sleepy,syscall=clock_nanosleep,p99_ms=15,windows=2,before_s=5,after_s=1,every_s=1
 wait_for_line "$WORKDIR/serve.log" "history: windows" 15 || fail "the history did not start"
 base=http://127.0.0.1:$port
 start_bg "$WORKDIR/quiet.out" "$FIXTURES/spike" "$quiet_s" 0 0 0 0
