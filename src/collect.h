@@ -81,6 +81,7 @@ struct collect_drain_ops {
 struct collect_stats {
 	uint64_t stat[LP_STAT_NR];	/* summed over CPUs */
 	uint64_t procs_seen;		/* processes snapshotted */
+	uint64_t images_ended;		/* images kept of processes gone (or exec'd) */
 	uint64_t snapshot_failed;	/* processes gone before their maps were read */
 };
 

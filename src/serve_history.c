@@ -19,12 +19,13 @@
  * A session keeps what it read of every process it saw, exited ones too,
  * so that their samples still symbolize: right for a recording, unbounded
  * for a recorder that runs for weeks on a machine starting processes all
- * the time. Past this many processes seen, the recorder ends its session
- * at a window's end and opens a new one: the history has a gap of the
- * reopening (its windows say where), and the memory goes back to a fresh
- * session's.
+ * the time. Past this many images of processes gone (exited, or exec'd
+ * since), the recorder ends its session at a window's end and opens a new
+ * one: the history has a gap of the reopening (its windows say where), and
+ * the memory goes back to a fresh session's. Live processes do not count:
+ * a machine of a thousand steady ones would reopen at every window.
  */
-#define RECORDER_RECYCLE_PROCS 256
+#define RECORDER_RECYCLE_ENDED 256
 
 struct serve_history {
 	struct serve_history_config cfg;
@@ -43,13 +44,13 @@ static bool recorder_stop(void *arg)
 	return *sh->cfg.stop;
 }
 
-/* Has the session seen so many processes that a fresh one should take over? */
+/* Does the session keep so many processes gone that a fresh one should take over? */
 static bool recorder_worn(struct serve_history *sh)
 {
 	struct collect_stats st;
 
 	collect_get_stats(sh->sess.col, &st);
-	return st.procs_seen > RECORDER_RECYCLE_PROCS;
+	return st.images_ended > RECORDER_RECYCLE_ENDED;
 }
 
 /*
@@ -110,7 +111,8 @@ static void *recorder_main(void *arg)
 		if (first)
 			pr_info("history: windows of %.0f s", sh->cfg.window_ns / 1e9);
 		else
-			pr_debug("history: a fresh session after %d processes", RECORDER_RECYCLE_PROCS);
+			pr_debug("history: a fresh session after %d processes gone",
+				 RECORDER_RECYCLE_ENDED);
 		first = false;
 		err = session_run(&sh->sess, &loop);
 		session_release(&sh->sess);
