@@ -84,7 +84,8 @@ static const char serve_usage_command[] =
 	"      --history-dir-max-mb MB  and take at most MB MiB there (default 1024)\n"
 	"      --trigger RULE       save the history around a moment RULE holds as a profile\n"
 	"                           in --trigger-dir (may repeat, at most 32): name=NAME and\n"
-	"                           syscall=S,p99_ms=MS | cpu_pct=PCT | slow_calls=N, with\n"
+	"                           syscall=S,p99_ms=MS | requests_p99_ms=MS (--requests) |\n"
+	"                           cpu_pct=PCT | slow_calls=N, with\n"
 	"                           comm=, windows=K, before_s=, after_s=, every_s= (see\n"
 	"                           docs/serve.md); listed on /profiles\n"
 	"      --trigger-dir DIR    where triggers save their profiles (needed with --trigger)\n"
@@ -290,6 +291,17 @@ static int parse_serve_option(struct serve_opts *o, int c, char **argv)
 	}
 }
 
+/* Does a rule measure requests that the agent does not track? */
+static bool serve_needs_requests(const struct serve_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->triggers.nr; i++)
+		if (o->triggers.items[i].kind == TRIGGER_KIND_REQUESTS_P99 && !o->co.requests)
+			return true;
+	return false;
+}
+
 /* 0, 1 after -h, or -errno after printing why. */
 static int parse_serve_args(int argc, char **argv, struct serve_opts *o)
 {
@@ -319,6 +331,10 @@ static int parse_serve_args(int argc, char **argv, struct serve_opts *o)
 	}
 	if (o->triggers.nr && (!o->trigger_dir || !o->history_keep_ns)) {
 		pr_err("--trigger needs --trigger-dir and a history (--history above 0)");
+		return -EINVAL;
+	}
+	if (serve_needs_requests(o)) {
+		pr_err("--trigger with requests_p99_ms needs --requests");
 		return -EINVAL;
 	}
 	if (o->tls_client_ca && !o->tls_cert) {

@@ -148,7 +148,9 @@ int collect_build_profile(struct collect *c, struct profile *p);
  * For serve's history: the samples collected since the previous cut (or
  * the attach) into @p, symbolized, with the columns, labels, mappings and
  * loss counters of collect_build_profile, but not the per-syscall
- * statistics, requests, files, stalls or GIL waits of a whole recording.
+ * statistics, requests, files, stalls or GIL waits of a whole recording;
+ * with --requests, the count and p99 of the requests that ended since the
+ * last cut (window.requests, window.requests_p99_ns).
  * The in-kernel samples, the stacks map and the unwound stacks are emptied,
  * so the next cut holds what happened after this one, and requests and
  * stalls kept so far are dropped, so a session cut forever stays in its

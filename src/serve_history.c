@@ -132,8 +132,8 @@ struct serve_history *serve_history_start(const struct serve_history_config *cfg
 		return NULL;
 	sh->cfg = *cfg;
 	sh->co = *cfg->co;
-	/* requests, files and peers: a window keeps none, so none are tracked */
-	sh->co.requests = sh->co.files = sh->co.net = false;
+	/* files and peers: a window keeps none (requests: their p99, for triggers) */
+	sh->co.files = sh->co.net = false;
 	if (cfg->command_pid) {
 		sh->pid = cfg->command_pid;
 		sh->co.pids = (struct pid_list){ .items = &sh->pid, .nr = 1 };

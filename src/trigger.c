@@ -89,6 +89,9 @@ static int rule_key(struct trigger_rule *r, const char *key, const char *v, bool
 	} else if (!strcmp(key, "cpu_pct") && !parse_u64(v, 1, 100000, &n)) {
 		kind = TRIGGER_KIND_CPU;
 		r->threshold = n * 100;
+	} else if (!strcmp(key, "requests_p99_ms") && !parse_u64(v, 1, 3600000, &n)) {
+		kind = TRIGGER_KIND_REQUESTS_P99;
+		r->threshold = n * 1000000;
 	} else if (!strcmp(key, "slow_calls") && !parse_u64(v, 1, 1000000000, &n)) {
 		kind = TRIGGER_KIND_SLOW_CALLS;
 		r->threshold = n;
@@ -101,13 +104,13 @@ static int rule_key(struct trigger_rule *r, const char *key, const char *v, bool
 	} else if (!strcmp(key, "every_s") && !parse_u64(v, 0, 86400 * 7, &n)) {
 		r->every_ns = n * NSEC_PER_SEC;
 	} else {
-		snprintf(why, size, "invalid %.20s '%.40s': want name, syscall, comm, p99_ms, cpu_pct, slow_calls, windows, before_s, after_s or every_s with a number in range",
+		snprintf(why, size, "invalid %.20s '%.40s': want name, syscall, comm, p99_ms, requests_p99_ms, cpu_pct, slow_calls, windows, before_s, after_s or every_s with a number in range",
 			 key, v);
 		return -EINVAL;
 	}
 	if (kind >= 0) {
 		if (*have_kind) {
-			snprintf(why, size, "give one of p99_ms, cpu_pct and slow_calls");
+			snprintf(why, size, "give one of p99_ms, requests_p99_ms, cpu_pct and slow_calls");
 			return -EINVAL;
 		}
 		*have_kind = true;
@@ -145,7 +148,8 @@ int trigger_rule_parse(const char *arg, struct trigger_rule *r, char *why, size_
 	if (err)
 		return err;
 	if (!r->name[0] || !have_kind) {
-		snprintf(why, size, "a rule needs name= and one of p99_ms=, cpu_pct=, slow_calls=");
+		snprintf(why, size,
+			 "a rule needs name= and one of p99_ms=, requests_p99_ms=, cpu_pct=, slow_calls=");
 		return -EINVAL;
 	}
 	if (r->kind == TRIGGER_KIND_SYSCALL_P99 && !r->syscall[0]) {
@@ -266,6 +270,8 @@ static uint64_t window_measure(struct trigger_state *s, const struct trigger_win
 	switch (s->r.kind) {
 	case TRIGGER_KIND_SYSCALL_P99:
 		return window_p99(s, w);
+	case TRIGGER_KIND_REQUESTS_P99:	/* collect_cut_profile's, with --requests */
+		return profile_get_meta_u64(w->p, "window.requests_p99_ns");
 	case TRIGGER_KIND_CPU:
 		return window_cpu(s, w);
 	default:

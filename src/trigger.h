@@ -9,6 +9,8 @@
  *	name=NAME          the files' prefix and the counter's label (required)
  *	syscall=NAME       with p99_ms: that syscall's calls (every process's)
  *	p99_ms=MS          the syscall's p99 in a window over MS ...
+ *	requests_p99_ms=MS ... or the p99 of the requests that ended in it
+ *	                   (serve --requests) over MS ...
  *	cpu_pct=PCT        ... or a process's CPU in a window over PCT% of a CPU
  *	slow_calls=N       ... or N slow calls or more at one site (one stack)
  *	comm=NAME          only the processes named NAME
@@ -47,6 +49,7 @@ enum trigger_kind {
 	TRIGGER_KIND_SYSCALL_P99,	/* threshold: ns */
 	TRIGGER_KIND_CPU,		/* threshold: hundredths of a percent of a CPU */
 	TRIGGER_KIND_SLOW_CALLS,	/* threshold: calls */
+	TRIGGER_KIND_REQUESTS_P99,	/* threshold: ns */
 };
 
 struct trigger_rule {

@@ -637,6 +637,30 @@ static int builder_cut_samples(struct builder *b, const struct builder_cols *col
 	return err;
 }
 
+/*
+ * The requests that ended in the window (--requests): how many, and their
+ * p99 (window.requests, window.requests_p99_ns), for serve's triggers.
+ */
+static int builder_window_requests(struct builder *b)
+{
+	const struct collect *c = b->c;
+	uint64_t *d = calloc(c->reqs.nr + 1, sizeof(*d));
+	size_t i;
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < c->reqs.nr; i++)
+		d[i] = c->reqs.items[i].end_ns - c->reqs.items[i].start_ns;
+	array_sort(d, c->reqs.nr, sizeof(*d), array_cmp_u64);
+	err = profile_set_meta_u64(b->p, "window.requests", c->reqs.nr);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "window.requests_p99_ns",
+					   requests_quantile_ns(d, c->reqs.nr, 0.99));
+	free(d);
+	return err;
+}
+
 int collect_cut_profile(struct collect *c, struct profile *p)
 {
 	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz };
@@ -651,6 +675,8 @@ int collect_cut_profile(struct collect *c, struct profile *p)
 		err = builder_proc_meta(&b);
 	if (!err)
 		err = builder_jit_meta(&b, &cols);
+	if (!err && c->o.cli.requests)
+		err = builder_window_requests(&b);
 	/* what only a whole recording stores: kept no longer than a window */
 	c->reqs.nr = 0;
 	stalls_release(&c->stalls);

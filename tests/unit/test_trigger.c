@@ -29,6 +29,8 @@ static void test_parse(void)
 	CHECK(r.kind == TRIGGER_KIND_SYSCALL_P99 && r.threshold == 50000000 && r.windows == 3);
 	CHECK(r.after_ns == 0 && r.before_ns == 60 * SEC && r.every_ns == 300 * SEC);
 	CHECK_STR(r.syscall, "read");
+	CHECK(trigger_rule_parse("name=q,requests_p99_ms=250", &r, why, sizeof(why)) == 0);
+	CHECK(r.kind == TRIGGER_KIND_REQUESTS_P99 && r.threshold == 250000000);
 	CHECK(trigger_rule_parse("name=b,cpu_pct=80,comm=nginx", &r, why, sizeof(why)) == 0);
 	CHECK(r.kind == TRIGGER_KIND_CPU && r.threshold == 8000);
 	CHECK_STR(r.comm, "nginx");
@@ -93,6 +95,22 @@ static void step(struct triggers *t, struct history *h, struct fake_sys *f, int 
 
 	f->slow += slow_share;
 	f->fast += 1000 - slow_share;
+	CHECK(history_add(h, p, w.end_ns) == 0);
+	triggers_window(t, &w);
+	profile_free(p);
+}
+
+/* Window @i whose requests' p99 is @p99_ns (window.requests_p99_ns). */
+static void step_meta(struct triggers *t, struct history *h, struct fake_sys *f, int i,
+		      uint64_t p99_ns)
+{
+	struct profile *p = window(i, 0, 0);
+	struct trigger_window w = {
+		.start_ns = p->time_ns, .end_ns = p->time_ns + SEC, .p = p,
+		.sys_total = fake_total, .arg = f,
+	};
+
+	CHECK(profile_set_meta_u64(p, "window.requests_p99_ns", p99_ns) == 0);
 	CHECK(history_add(h, p, w.end_ns) == 0);
 	triggers_window(t, &w);
 	profile_free(p);
@@ -195,6 +213,17 @@ static void test_cpu_and_calls(const char *dir)
 	step(t, h, &f, 102, 0, 100, 11);
 	count(t, firings, suppressed);
 	CHECK(firings[0] == 1 && firings[1] == 1);
+	triggers_free(t);
+
+	/* the requests' p99 of a window: collect_cut_profile's window.requests_p99_ns */
+	CHECK(trigger_rule_parse("name=req,requests_p99_ms=100,after_s=0", &r[0], why,
+				 sizeof(why)) == 0);
+	t = triggers_new(r, 1, dir, 100, h);
+	step_meta(t, h, &f, 110, 40000000);
+	step_meta(t, h, &f, 111, 0);		/* no request ended */
+	step_meta(t, h, &f, 112, 150000000);
+	count(t, firings, suppressed);
+	CHECK(firings[0] == 1);
 	triggers_free(t);
 	history_free(h);
 }
