@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # serve's triggers over a quiet run (issue 34, item 2): the spike fixture
-# serving requests for 5 minutes (QUIET_S) without a spike, watched by an
+# serving requests for 5 minutes (QUIET_S=300) without a spike, watched by an
 # agent with 1 s history windows and the p99 rule of test_serve_triggers
 # (clock_nanosleep over 15 ms two windows in a row, every_s=1): no file, no firing
 # (latprof_trigger_firings_total 0), and the rule was live: the same agent
@@ -16,7 +16,7 @@ require_root_bpf
 require_fixture spike
 require_cmd curl curl "the HTTP checks"
 
-quiet_s=${QUIET_S:-290}
+quiet_s=${QUIET_S:-300}
 dir=$WORKDIR/triggers
 port=$(free_port)
 start_serve "$WORKDIR/serve.log" "$port" --comm spike -F 199 --history 10 --history-window 1 \
