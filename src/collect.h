@@ -64,6 +64,8 @@ struct collect_opts {
 	/* serve: collect_drain reads the array too, and hands its blocks back */
 	bool sys_fast_drain;
 	bool no_waits;			/* no wait rule (serve's series have no waits) */
+	/* no per-(process, syscall) statistics: slow calls only (serve's recorder) */
+	bool no_sys_stats;
 };
 
 /* What collect_drain hands over; any callback may be NULL. */

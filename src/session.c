@@ -78,7 +78,11 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		.sys_fast_bytes = (size_t)(profile ? 32 : 8) << 20,
 		.sys_fast_drain = !profile,
 		.no_waits = !profile || cfg->windows_only,
+		/* a window keeps no statistics: its hooks count none, no array for them */
+		.no_sys_stats = cfg->windows_only,
 	};
+	if (cfg->windows_only)
+		c->sys_fast_bytes = 0;
 	if (profile)
 		return;
 	/* the metrics session: no slow call needs its stack, no DWARF, no tracking */

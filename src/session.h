@@ -36,8 +36,9 @@ struct session_config {
 	char **command;			/* -- COMMAND to start held, or NULL */
 	double interval_s;		/* the timeline's interval (profiles) */
 	/*
-	 * serve's recorder (session_cut): no wait rule and no timeline, which
-	 * only a whole recording stores, so its hooks cost less
+	 * serve's recorder (session_cut): no wait rule, no timeline and no
+	 * per-syscall statistics, which only a whole recording stores, so its
+	 * hooks cost less
 	 */
 	bool windows_only;
 	collect_proc_fn proc_fn;	/* metrics: lifecycle events */
