@@ -20,7 +20,8 @@ require_fixture spike
 require_cmd curl curl "the HTTP checks"
 
 port=$(free_port)
-start_serve "$WORKDIR/serve.log" "$port" --comm spike -F 199 --history 1 --history-window 1
+start_serve "$WORKDIR/serve.log" "$port" --comm spike -F 199 --history "${HISTORY_MIN:-1}" \
+	--history-window 1
 wait_for_line "$WORKDIR/serve.log" "history: windows" 15 ||
 	{ diag_file "latprof serve log" "$WORKDIR/serve.log"; fail "the history did not start"; }
 base=http://127.0.0.1:$port
@@ -31,8 +32,9 @@ wait "$fixture" || fail "spike exited $?"
 t=$(kv "$WORKDIR/spike.out" spike_start spike_start)
 stall_ns=$(kv "$WORKDIR/spike.out" spike_end stall_ns)
 [ -n "$t" ] && [ -n "$stall_ns" ] || { diag_file "spike output" "$WORKDIR/spike.out"; fail "spike printed no spike"; }
-# the last window (T+10 s .. the fixture's end, T+11 s) is closed within a second
-sleep 1.5
+# the last window (T+10 s .. the fixture's end, T+11 s) is closed within a
+# second; tests/long/test_serve_history_late.sh pulls a minute later
+sleep "${PULL_DELAY_S:-1.5}"
 
 t_s=$(calc "$t / 1e9")
 curl -s --max-time 20 -o "$WORKDIR/spike.pb.gz" -w '%{http_code}' \
