@@ -56,13 +56,16 @@ PROG_LIBS := -ldl -lpthread
 PROG_LIBS += $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
 MHD_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libmicrohttpd.so)" 2>/dev/null | \
 	awk '$$1 == "SONAME" { print $$2 }')
-$(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"')
+GNUTLS_SONAME := $(shell objdump -p "$$($(CC) -print-file-name=libgnutls.so)" 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }')
+$(BUILD)/src/mhd.o: ALL_CFLAGS += $(if $(MHD_SONAME),-DMHD_SONAME='"$(MHD_SONAME)"') \
+	$(if $(GNUTLS_SONAME),-DGNUTLS_SONAME='"$(GNUTLS_SONAME)"')
 
 # The library part: everything but the BPF session and the CLI, so unit tests
 # build and run without clang, root or a kernel.
 PROG_SRCS := src/main.c src/cmd_record.c src/record.c src/session.c \
 	$(wildcard src/collect/*.c) src/intervals.c src/cmd_serve.c src/serve.c \
-	src/serve_http.c src/mhd.c src/cmd_top.c src/top.c src/top_screen.c
+	src/serve_http.c src/serve_history.c src/mhd.c src/cmd_top.c src/top.c src/top_screen.c
 LIB_SRCS := $(filter-out $(PROG_SRCS),$(wildcard src/*.c)) $(wildcard src/lib/*.c) $(wildcard symbolize/*.c) \
 	$(wildcard flamegraph/*.c)
 PROTO_C := $(BUILD)/proto/profile.pb-c.c
@@ -321,7 +324,7 @@ check-fuzz: fuzz
 
 # Everything the build, the tests and the benchmarks need, from Debian.
 DEB_PACKAGES := make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev libdw-dev libyaml-dev \
-	zlib1g-dev libprotobuf-c-dev libmicrohttpd-dev protobuf-c-compiler golang-github-google-pprof-dev \
+	zlib1g-dev libprotobuf-c-dev libmicrohttpd-dev libgnutls28-dev protobuf-c-compiler golang-github-google-pprof-dev \
 	golang-go elfutils linux-perf bpftrace libbpf-tools time util-linux procps strace \
 	libiberty-dev g++ libc6-dbg libpython3.11 debuginfod curl xz-utils libclang-rt-14-dev valgrind \
 	nginx-light wrk chromium prometheus libxml2-utils nodejs python3-fastapi python3-uvicorn \

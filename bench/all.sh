@@ -291,13 +291,15 @@ nginx_rows()
 	fl=$(awk -F'\t' '$1 == "floor" { print $3 }' "$TMP/ngx.loss" | median)
 	raw "$f" | awk -F'\t' '$1 == "base" { print $3 }' | stats |
 		row nginx "no tool (base)" "requests/s" "%.0f" "-"
-	for v in floor floor_clock lp serve syscount bpftrace perf_trace; do
+	for v in floor floor_clock lp serve_nohist serve serve_trig syscount bpftrace perf_trace; do
 		grep -q "^$v	" "$TMP/ngx.loss" || continue
 		case $v in
 		floor) label="floor (empty BPF progs)" ;;
 		floor_clock) label="floor + a clock read each" ;;
 		lp) label="latprof --mode cpu,syscall" ;;
 		serve) label="latprof serve (defaults)" ;;
+		serve_nohist) label="latprof serve --history 0" ;;
+		serve_trig) label="latprof serve, a trigger" ;;
 		syscount) label="syscount -L" ;;
 		bpftrace) label="bpftrace latency hist" ;;
 		perf_trace) label="perf trace -s" ;;

@@ -110,7 +110,7 @@ for ((i = 0; i < 100; i++)); do
 done
 
 VARIANTS="base floor floor_clock"
-has_latprof_syscall cpu,syscall "$WORKER" && VARIANTS="$VARIANTS lp serve"
+has_latprof_syscall cpu,syscall "$WORKER" && VARIANTS="$VARIANTS lp serve serve_nohist serve_trig"
 has "$SYSCOUNT" syscount && VARIANTS="$VARIANTS syscount"
 has "$BPFTRACE" bpftrace && VARIANTS="$VARIANTS bpftrace"
 has "$PERF" "perf trace" && VARIANTS="$VARIANTS perf_trace"
@@ -131,6 +131,12 @@ run()
 	# the agent with its default collectors, on the worker; nothing scrapes it
 	serve) cmd=("$LATPROF" serve -q -p "$WORKER" --listen "127.0.0.1:$((PORT + 1))") ;;
 	serve_b) cmd=("$LATPROF_B" serve -q -p "$WORKER" --listen "127.0.0.1:$((PORT + 1))") ;;
+	# serve as before its history (issue 34), and with a trigger rule checked each window
+	serve_nohist) cmd=("$LATPROF" serve -q -p "$WORKER" --listen "127.0.0.1:$((PORT + 1))"
+			--history 0) ;;
+	serve_trig) cmd=("$LATPROF" serve -q -p "$WORKER" --listen "127.0.0.1:$((PORT + 1))"
+			--trigger-dir "$TMP/triggers"
+			--trigger name=slow,syscall=writev,p99_ms=100,every_s=600) ;;
 	syscount) cmd=("$SYSCOUNT" -L -p "$WORKER") ;;
 	bpftrace) cmd=("$BPFTRACE" -e "
 		tracepoint:raw_syscalls:sys_enter /pid == $WORKER/ { @start[tid] = nsecs; }
@@ -151,6 +157,8 @@ run()
 		floor | floor_clock | bpftrace) wait_attached "$v" "$TPID" "$TMP/tool.out" '^attached' ;;
 		*) wait_attached "$v" "$TPID" ;;
 		esac
+		# the history's recorder attaches a session of its own after the agent's
+		case $v in serve | serve_b | serve_trig) sleep 2 ;; esac
 		c0=$(cpu_s "$TPID")
 	fi
 	[ -n "${PROGS:-}" ] && prog_snapshot "$TMP/progs0.json" "$TPID"
@@ -286,6 +294,8 @@ summary()
 			label["lp_b"] = "latprof B"
 			label["serve"] = "latprof serve"
 			label["serve_b"] = "latprof serve B"
+			label["serve_nohist"] = "serve --history 0"
+			label["serve_trig"] = "serve + a trigger"
 			label["syscount"] = "syscount -L"
 			label["perf_trace"] = "perf trace -s"
 		}

@@ -5,11 +5,14 @@
 # sys_pipe runs, hot_ab bursts) for the whole run; a scraper GETs /metrics
 # every second and a puller GETs /debug/pprof/profile?seconds=5 every 10 s.
 # Reports the agent's RSS over time, its growth after the warm-up, failed
-# scrapes and pulls, and the agent's CPU time.
+# scrapes and pulls, the agent's CPU time, and its history's memory
+# (latprof_history_memory_bytes, read with each scrape) against its cap.
 #
-# usage: bench/serve_soak.sh [-d SECONDS] [-w WARMUP_SECONDS] [-o DIR]
+# usage: bench/serve_soak.sh [-d SECONDS] [-w WARMUP_SECONDS] [-F HZ] [-m MB] [-o DIR]
 #   -d  duration (default 1800: 30 minutes)
 #   -w  warm-up excluded from the growth figure (default 300, at most d/2)
+#   -F  the agent's sampling rate (default: serve's)
+#   -m  the history's memory cap, --history-max-mb (default: serve's)
 #   -o  keep the logs and rss.csv there (default: a temp dir, printed)
 # Needs root, a built latprof (make) and fixtures (make fixtures), curl.
 set -u
@@ -17,12 +20,15 @@ set -u
 DURATION=1800
 WARMUP=300
 OUT=""
-while getopts "d:w:o:" c; do
+AGENT_ARGS=()
+while getopts "d:w:F:m:o:" c; do
 	case $c in
 	d) DURATION=$OPTARG ;;
 	w) WARMUP=$OPTARG ;;
+	F) AGENT_ARGS+=(-F "$OPTARG") ;;
+	m) AGENT_ARGS+=(--history-max-mb "$OPTARG"); CAP_MB=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) sed -n '2,14p' "$0"; exit 2 ;;
+	*) sed -n '2,18p' "$0"; exit 2 ;;
 	esac
 done
 [ "$WARMUP" -gt $((DURATION / 2)) ] && WARMUP=$((DURATION / 2))
@@ -50,7 +56,7 @@ cleanup()
 trap cleanup EXIT
 trap "exit 1" INT TERM
 
-"$LATPROF" serve --listen "127.0.0.1:$PORT" -a >"$OUT/serve.log" 2>&1 &
+"$LATPROF" serve --listen "127.0.0.1:$PORT" -a "${AGENT_ARGS[@]}" >"$OUT/serve.log" 2>&1 &
 AGENT=$!
 for ((i = 0; i < 100; i++)); do
 	grep -q "serving on" "$OUT/serve.log" && break
@@ -76,8 +82,9 @@ PIDS="$PIDS $!"
 (
 	while :; do
 		t0=$(date +%s%N)
-		c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$BASE/metrics")
-		echo "$(date +%s) $c $((($(date +%s%N) - t0) / 1000000))"
+		c=$(curl -s -o "$OUT/last.metrics" -w '%{http_code}' --max-time 5 "$BASE/metrics")
+		h=$(awk '$1 == "latprof_history_memory_bytes" { print $2 }' "$OUT/last.metrics")
+		echo "$(date +%s) $c $((($(date +%s%N) - t0) / 1000000)) ${h:-0}"
 		sleep 1
 	done
 ) >"$OUT/scrapes.log" &
@@ -135,6 +142,9 @@ read -r n bad < <(awk '{ n++; if ($2 != 200) bad++ } END { print n + 0, bad + 0 
 read -r p50 pmax < <(awk '{ print $3 }' "$OUT/scrapes.log" | sort -n |
 	awk '{ v[NR] = $1 } END { print v[int(NR / 2) + 1] + 0, v[NR] + 0 }')
 echo "scrapes: $n, failed $bad, latency p50 $p50 ms, max $pmax ms"
+awk -v cap="${CAP_MB:-64}" '$4 > max { max = $4 } END {
+	printf "history memory (latprof_history_memory_bytes): at most %d bytes, cap %d MiB (%.1f%% of it)\n",
+		max, cap, max * 100 / (cap * 1048576) }' "$OUT/scrapes.log"
 awk '{ n++; if ($2 != 200) bad++ } END { printf "profile pulls: %d, failed %d\n", n, bad }' "$OUT/pulls.log"
 echo "agent exit status after SIGTERM: $rc"
 echo "rss over time: $OUT/rss.csv"

@@ -64,6 +64,8 @@ struct collect_opts {
 	/* serve: collect_drain reads the array too, and hands its blocks back */
 	bool sys_fast_drain;
 	bool no_waits;			/* no wait rule (serve's series have no waits) */
+	/* no per-(process, syscall) statistics: slow calls only (serve's recorder) */
+	bool no_sys_stats;
 };
 
 /* What collect_drain hands over; any callback may be NULL. */
@@ -81,6 +83,7 @@ struct collect_drain_ops {
 struct collect_stats {
 	uint64_t stat[LP_STAT_NR];	/* summed over CPUs */
 	uint64_t procs_seen;		/* processes snapshotted */
+	uint64_t images_ended;		/* images kept of processes gone (or exec'd) */
 	uint64_t snapshot_failed;	/* processes gone before their maps were read */
 };
 
@@ -168,6 +171,20 @@ int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn k
  * Returns how many distinct stacks went. Cannot fail.
  */
 size_t collect_forget(struct collect *c, collect_keep_fn keep, void *arg);
+
+/*
+ * For serve's history: the samples collected since the previous cut (or
+ * the attach) into @p, symbolized, with the columns, labels, mappings and
+ * loss counters of collect_build_profile, but not the per-syscall
+ * statistics, requests, files, stalls or GIL waits of a whole recording;
+ * with --requests, the count and p99 of the requests that ended since the
+ * last cut (window.requests, window.requests_p99_ns).
+ * The in-kernel samples, the stacks map and the unwound stacks are emptied,
+ * so the next cut holds what happened after this one, and requests and
+ * stalls kept so far are dropped, so a session cut forever stays in its
+ * memory. The session keeps running. 0 or -errno.
+ */
+int collect_cut_profile(struct collect *c, struct profile *p);
 
 /*
  * The cumulative counters of the timeline so far: CPU time from the CPU

@@ -379,7 +379,7 @@ static const char *config_path(int argc, char **argv)
 
 /* Keys a --config file may not use, and those given once per list item. */
 static const char *const config_refused[] = { "config", "help", NULL };
-static const char *const config_repeated[] = { "comm", "debug-dir", NULL };
+static const char *const config_repeated[] = { "comm", "debug-dir", "trigger", NULL };
 
 int collectopts_expand_config(int argc, char **argv, const struct option *longopts,
 			      struct config_args *cfg, char ***av, int *ac)

@@ -101,6 +101,41 @@ static int flag_value(struct config_parser *c, const struct option *o)
 	return in_list(yes, scalar(c)) ? push(c, o->name, NULL) : 0;
 }
 
+/*
+ * A mapping of plain values, an item of a repeated option's list, as one
+ * value "KEY=VALUE,KEY=VALUE" (serve's trigger rules); the mapping's start
+ * is the current event. No key or value may hold a ',' or a '='.
+ */
+static int mapping_value(struct config_parser *c, const struct option *o)
+{
+	char joined[512];
+	size_t len = 0;
+	int err, n;
+
+	joined[0] = 0;
+	while (!(err = next(c)) && c->ev.type == YAML_SCALAR_EVENT) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s", scalar(c));
+		err = next(c);
+		if (err)
+			return err;
+		if (c->ev.type != YAML_SCALAR_EVENT)
+			return fail(c, line_of(c), "%s: a rule's values are plain values", o->name);
+		if (strpbrk(key, ",=") || strpbrk(scalar(c), ",="))
+			return fail(c, line_of(c), "%s: no ',' or '=' in a rule's keys and values",
+				    o->name);
+		n = snprintf(joined + len, sizeof(joined) - len, "%s%s=%s", len ? "," : "", key,
+			     scalar(c));
+		if (n < 0 || (size_t)n >= sizeof(joined) - len)
+			return fail(c, line_of(c), "%s: a rule longer than 511 characters", o->name);
+		len += n;
+	}
+	if (!err && c->ev.type != YAML_MAPPING_END_EVENT)
+		return fail(c, line_of(c), "%s: a rule's keys are plain names", o->name);
+	return err ? err : push(c, o->name, joined);
+}
+
 /* A list's items, joined by ',' into @joined or pushed one by one. */
 static int list_value(struct config_parser *c, const struct option *o)
 {
@@ -109,10 +144,17 @@ static int list_value(struct config_parser *c, const struct option *o)
 	size_t len = 0;
 	int err;
 
-	while (!(err = next(c)) && c->ev.type == YAML_SCALAR_EVENT) {
+	while (!(err = next(c)) && (c->ev.type == YAML_SCALAR_EVENT ||
+				    (each && c->ev.type == YAML_MAPPING_START_EVENT))) {
 		size_t n = c->ev.data.scalar.length;
 		char *j;
 
+		if (c->ev.type == YAML_MAPPING_START_EVENT) {
+			err = mapping_value(c, o);
+			if (err)
+				break;
+			continue;
+		}
 		if (each) {
 			err = push(c, o->name, scalar(c));
 			if (err)

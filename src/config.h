@@ -9,6 +9,9 @@
  *	freq: 499
  *	comm: [nginx, uwsgi]		# a repeatable option: one per item
  *	requests: true			# a flag: true/false
+ *	trigger:			# a repeatable option's item may be a
+ *	  - name: slow			# mapping: --trigger=name=slow,p99_ms=50
+ *	    p99_ms: 50
  *
  * Library code: prints nothing, reports where it failed.
  */

@@ -160,10 +160,8 @@ static int copy_samples(struct profile *n, const struct profile *p,
 static int copy_meta(struct profile *n, const struct profile *p)
 {
 	size_t i;
-	int err = 0;
+	int err = profile_copy_meta(n, p);
 
-	for (i = 0; !err && i < p->meta.nr; i++)
-		err = profile_set_meta(n, p->meta.items[i].key, p->meta.items[i].value);
 	for (i = 0; !err && i < p->comments.nr; i++) {
 		const char *c = profile_str(n, p->comments.items[i]);
 

@@ -439,3 +439,20 @@ size_t metrics_nr_tasks(const struct metrics *m)
 {
 	return m->series.tasks.nr;
 }
+
+size_t metrics_sys_sum(const struct metrics *m, const char *syscall, const char *comm,
+		       struct sys_stat *out)
+{
+	const struct metrics_sys *ms;
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < m->series.sys.nr; i++) {
+		ms = &m->series.sys.items[i];
+		if (strcmp(ms->st.name, syscall) || (comm && strcmp(ms->comm, comm)))
+			continue;
+		sys_stat_merge(out, &ms->st);
+		n++;
+	}
+	return n;
+}

@@ -42,6 +42,14 @@ struct metrics_agent {
 	uint64_t profiles_total;	/* profile requests served */
 	uint64_t profiles_rejected;	/* refused with 429 */
 	uint64_t procs_tracked;		/* entries of the pid -> comm table */
+	int has_history;		/* serve --history: write its families */
+	uint64_t history_bytes, history_windows;	/* in memory */
+	uint64_t history_spilled_bytes, history_dropped;
+	uint64_t history_requests;	/* profiles cut out of the history */
+	/* the triggers' rules (serve_trigger.h) and how often each fired */
+	const char *const *trigger_names;
+	const uint64_t *trigger_firings, *trigger_suppressed;
+	size_t nr_triggers;
 	unsigned int freq_hz;
 	const char *mode;		/* "cpu,syscall" */
 	const char *version;
@@ -98,6 +106,14 @@ int metrics_end_window(struct metrics *m, uint64_t now_ns);
 
 /* Entries of the pid -> comm table. Cannot fail. */
 size_t metrics_nr_procs(const struct metrics *m);
+
+/*
+ * The cumulative statistics of @syscall (by name) of the processes named
+ * @comm (NULL: every name) summed into @out; how many series were summed.
+ * A series that expired starts again from zero. Cannot fail.
+ */
+size_t metrics_sys_sum(const struct metrics *m, const char *syscall, const char *comm,
+		       struct sys_stat *out);
 
 /* Number of (comm, syscall) series. Cannot fail. */
 size_t metrics_nr_series(const struct metrics *m);

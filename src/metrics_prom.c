@@ -131,6 +131,47 @@ static void write_seconds(FILE *out, const char *name, const char *type, const c
 	fputc('\n', out);
 }
 
+/* A counter family with one series per trigger rule. */
+static void write_per_rule(FILE *out, const char *name, const char *help,
+			   const struct metrics_agent *a, const uint64_t *values)
+{
+	struct prom_labels l = { { "rule" }, { NULL }, 1 };
+	size_t i;
+
+	prom_write_family(out, name, "counter", help);
+	for (i = 0; i < a->nr_triggers; i++) {
+		l.vals[0] = a->trigger_names[i];
+		prom_write_value(out, name, &l, values[i]);
+	}
+}
+
+/* serve's history and triggers (--history, --trigger). */
+static void write_history(const struct metrics_agent *a, FILE *out)
+{
+	if (a->has_history) {
+		write_gauge(out, "latprof_history_memory_bytes", "gauge",
+			    "Bytes of the history's windows in memory (--history-max-mb caps it).",
+			    a->history_bytes);
+		write_gauge(out, "latprof_history_windows", "gauge",
+			    "History windows in memory.", a->history_windows);
+		write_gauge(out, "latprof_history_spilled_bytes", "gauge",
+			    "Bytes of the history's windows in --history-dir.",
+			    a->history_spilled_bytes);
+		write_gauge(out, "latprof_history_windows_dropped_total", "counter",
+			    "History windows dropped: older than --history, or past the caps.",
+			    a->history_dropped);
+		write_gauge(out, "latprof_history_requests_total", "counter",
+			    "Profiles cut out of the history.", a->history_requests);
+	}
+	if (!a->nr_triggers)
+		return;
+	write_per_rule(out, "latprof_trigger_firings_total",
+		       "Times a trigger rule fired and saved a profile.", a, a->trigger_firings);
+	write_per_rule(out, "latprof_trigger_suppressed_total",
+		       "Times a trigger rule held but its rate limit saved nothing.", a,
+		       a->trigger_suppressed);
+}
+
 static void write_agent(const struct metrics *m, const struct metrics_agent *a, FILE *out)
 {
 	struct prom_labels l = { { "reason" }, { NULL }, 1 };
@@ -197,6 +238,7 @@ int metrics_write(const struct metrics *m, const struct metrics_agent *a, FILE *
 	write_sys(sys, s->sys.nr, out);
 	write_tasks(tasks, s->tasks.nr, a, out);
 	write_agent(m, a, out);
+	write_history(a, out);
 	if (ferror(out))
 		err = -EIO;
 out:

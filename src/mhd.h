@@ -5,11 +5,14 @@
  * every other verb 3.5 MB of RSS and ~2 ms of start-up it never uses
  * (docs/performance.md, "Memory"): so only serve loads it, by its soname,
  * and calls it through this table. The entries have the library's own
- * prototypes (<microhttpd.h>), checked at compile time.
+ * prototypes (<microhttpd.h>, <gnutls/gnutls.h>), checked at compile time.
+ * The two of GnuTLS (the TLS stack libmicrohttpd brought in) make client
+ * certificates required and verified during the handshake (--tls-client-ca).
  */
 #ifndef LATPROF_MHD_H
 #define LATPROF_MHD_H
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 struct mhd_api {
@@ -23,6 +26,9 @@ struct mhd_api {
 	__typeof__(MHD_destroy_response) *destroy_response;
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 	__typeof__(MHD_get_connection_values_n) *get_connection_values_n;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
+	__typeof__(gnutls_certificate_server_set_request) *tls_set_request;
+	__typeof__(gnutls_session_set_verify_cert) *tls_set_verify_cert;
 };
 
 /*

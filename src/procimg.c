@@ -202,6 +202,16 @@ uint64_t proc_images_nr_processes(const struct proc_images *m)
 	return n;
 }
 
+uint64_t proc_images_nr_ended(const struct proc_images *m)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < m->list.nr; i++)
+		n += m->list.items[i].ended;
+	return n;
+}
+
 void proc_images_release(struct proc_images *m)
 {
 	hashmap_release(&m->idx);

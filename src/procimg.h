@@ -107,6 +107,9 @@ int proc_images_refresh(struct proc_images *m, int max_ms);
  */
 uint64_t proc_images_nr_processes(const struct proc_images *m);
 
+/* Images kept of processes that exited (or exec'd past them). Cannot fail. */
+uint64_t proc_images_nr_ended(const struct proc_images *m);
+
 /* Free the list (snapshots belong to the symbolizer). */
 void proc_images_release(struct proc_images *m);
 

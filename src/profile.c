@@ -339,3 +339,13 @@ bool profile_mapping_is_kernel(const struct profile_mapping *m)
 	return m && !strncmp(m->file, PROFILE_KERNEL_MAPPING,
 			     strlen(PROFILE_KERNEL_MAPPING));
 }
+
+int profile_copy_meta(struct profile *into, const struct profile *from)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < from->meta.nr; i++)
+		err = profile_set_meta(into, from->meta.items[i].key, from->meta.items[i].value);
+	return err;
+}

@@ -163,6 +163,8 @@ int profile_add_sample(struct profile *p, const uint64_t *locs, size_t nr_locs,
 /* Set metadata @key (replacing an earlier value); 0 or -ENOMEM. */
 int profile_set_meta(struct profile *p, const char *key, const char *value);
 int profile_set_meta_u64(struct profile *p, const char *key, uint64_t value);
+/* Set every metadata key of @from in @into (replacing). 0 or -ENOMEM. */
+int profile_copy_meta(struct profile *into, const struct profile *from);
 /* The value of @key, or NULL. Cannot fail. */
 const char *profile_get_meta(const struct profile *p, const char *key);
 /* The value of @key as a number, or 0 when absent or not a number. */

@@ -19,7 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/history.h"
 #include "src/metrics.h"
+#include "src/serve_history.h"
 #include "src/serve_http.h"
 #include "src/session.h"
 #include "src/lib/util.h"
@@ -35,6 +37,9 @@ struct serve {
 	struct metrics *metrics;
 	struct session sess;		/* the metrics session */
 	struct serve_http *http;
+	struct history *history;	/* NULL: --history 0 */
+	struct triggers *triggers;	/* NULL: no --trigger */
+	struct serve_history *recorder;
 	uint64_t drain_errors;
 	char kernel[128];
 };
@@ -147,6 +152,22 @@ static uint64_t agent_cpu_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
 }
 
+static void serve_history_metrics(struct serve *s, const struct serve_http_stats *hs,
+				  struct metrics_agent *a)
+{
+	struct history_stats st;
+
+	if (!s->history)
+		return;
+	history_get_stats(s->history, &st);
+	a->has_history = 1;
+	a->history_bytes = st.bytes;
+	a->history_windows = st.windows;
+	a->history_spilled_bytes = st.spilled_bytes;
+	a->history_dropped = st.dropped;
+	a->history_requests = hs->history_total;
+}
+
 /* /metrics (serve_http_config.write_metrics): drains first. 0 or -errno. */
 static int serve_write_metrics(void *arg, FILE *out)
 {
@@ -154,6 +175,8 @@ static int serve_write_metrics(void *arg, FILE *out)
 	const struct collector_opts *co = &s->o->co;
 	const char *names[LP_STAT_NR];
 	uint64_t lost[LP_STAT_NR];
+	const char *tnames[TRIGGER_MAX_RULES];
+	uint64_t tfirings[TRIGGER_MAX_RULES], tsuppressed[TRIGGER_MAX_RULES];
 	struct serve_http_stats hs;
 	struct collect_stats st;
 	struct metrics_agent a = {
@@ -164,6 +187,12 @@ static int serve_write_metrics(void *arg, FILE *out)
 	int i, err;
 
 	a.bpf_map_bytes = bpf_map_bytes();
+	/* before s->lock: the triggers take it under their own (serve_sys_total) */
+	a.trigger_names = tnames;
+	a.trigger_firings = tfirings;
+	a.trigger_suppressed = tsuppressed;
+	a.nr_triggers = s->triggers ? triggers_get_counts(s->triggers, tnames, tfirings,
+							  tsuppressed, TRIGGER_MAX_RULES) : 0;
 	pthread_mutex_lock(&s->lock);
 	serve_http_get_stats(s->http, &hs);
 	err = serve_drain_locked(s);
@@ -181,6 +210,7 @@ static int serve_write_metrics(void *arg, FILE *out)
 	a.profiles_total = hs.total;
 	a.profiles_rejected = hs.rejected;
 	a.procs_tracked = metrics_nr_procs(s->metrics);
+	serve_history_metrics(s, &hs, &a);
 	if (!err)
 		err = metrics_write(s->metrics, &a, out);
 	pthread_mutex_unlock(&s->lock);
@@ -237,6 +267,53 @@ static void end_command(struct session *ss)
 	waitpid(ss->child.pid, &ss->child_status, 0);
 }
 
+/* trigger_window.sys_total: the metrics' cumulative statistics of a syscall. */
+static bool serve_sys_total(void *arg, const char *syscall, const char *comm,
+			    struct sys_stat *out)
+{
+	struct serve *s = arg;
+	size_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = metrics_sys_sum(s->metrics, syscall, comm, out);
+	pthread_mutex_unlock(&s->lock);
+	return n > 0;
+}
+
+/* A history window kept: the metrics drained to its end, then the triggers' rules. */
+static void serve_on_window(void *arg, const struct profile *window)
+{
+	struct serve *s = arg;
+	struct trigger_window w = {
+		.start_ns = window->time_ns, .end_ns = window->time_ns + window->duration_ns,
+		.p = window, .sys_total = serve_sys_total, .arg = s,
+	};
+
+	drain_tick(s);
+	triggers_window(s->triggers, &w);
+}
+
+/* The flight recorder, with the metrics session's targets. 0 or -errno (printed). */
+static int serve_start_recorder(struct serve *s, pid_t command_pid)
+{
+	struct serve_history_config hc = {
+		.co = &s->o->co, .command_pid = command_pid,
+		.command_line = s->o->command_line, .window_ns = s->o->history_window_ns,
+		.history = s->history, .stop = &serve_stop,
+		.on_window = s->triggers ? serve_on_window : NULL, .arg = s,
+	};
+	int err;
+
+	if (!s->history)
+		return 0;
+	s->recorder = serve_history_start(&hc);
+	if (s->recorder)
+		return 0;
+	err = -errno;
+	pr_err("cannot start the history: %s", strerror(-err));
+	return err;
+}
+
 static int serve_agent(struct serve *s)
 {
 	struct session_config cfg = {
@@ -252,15 +329,19 @@ static int serve_agent(struct serve *s)
 	};
 	struct serve_http_config hc = {
 		.listen = s->o->listen, .token = s->o->token, .tls_cert = s->o->tls_cert,
-		.tls_key = s->o->tls_key, .max_sessions = s->o->max_sessions, .co = &s->o->co,
+		.tls_key = s->o->tls_key, .tls_client_ca = s->o->tls_client_ca,
+		.max_sessions = s->o->max_sessions, .co = &s->o->co,
 		.command_line = s->o->command_line, .write_metrics = serve_write_metrics,
-		.arg = s, .stop = &serve_stop,
+		.arg = s, .stop = &serve_stop, .history = s->history, .triggers = s->triggers,
 	};
 	int err;
 
 	err = session_open(&s->sess, &cfg);
 	if (!err) {
 		hc.command_pid = s->sess.have_child ? s->sess.child.pid : 0;
+		err = serve_start_recorder(s, hc.command_pid);
+	}
+	if (!err) {
 		s->http = serve_http_start(&hc);
 		if (!s->http)
 			err = -EINVAL;
@@ -275,10 +356,43 @@ static int serve_agent(struct serve *s)
 	serve_stop = serve_stop ? serve_stop : SIGTERM;
 	serve_http_stop(s->http);
 	s->http = NULL;
+	serve_history_stop(s->recorder);
+	s->recorder = NULL;
 	if (err)
 		end_command(&s->sess);
 	if (!err)
 		pr_info("stopped");
+	return err;
+}
+
+static int serve_new_history(struct serve *s)
+{
+	const struct serve_opts *o = s->o;
+	struct history_opts ho = {
+		.keep_ns = o->history_keep_ns, .max_bytes = o->history_max_bytes,
+		.spill_dir = o->history_dir, .spill_max_bytes = o->history_dir_max_bytes,
+	};
+	int err;
+
+	if (!o->history_keep_ns)
+		return 0;
+	s->history = history_new(&ho);
+	if (s->history && o->triggers.nr) {
+		s->triggers = triggers_new(o->triggers.items, o->triggers.nr, o->trigger_dir,
+					   o->trigger_max_files, s->history);
+		if (!s->triggers) {
+			err = -errno;
+			pr_err("cannot use --trigger-dir %s: %s", o->trigger_dir, strerror(-err));
+			return err;
+		}
+	}
+	if (s->history)
+		return 0;
+	err = -errno;
+	if (o->history_dir)
+		pr_err("cannot use --history-dir %s: %s", o->history_dir, strerror(-err));
+	else
+		pr_err("cannot allocate the history: %s", strerror(-err));
 	return err;
 }
 
@@ -300,9 +414,15 @@ int serve_run(const struct serve_opts *o)
 		pr_err("cannot allocate metrics: %s", strerror(-err));
 		return err;
 	}
+	err = serve_new_history(&s);
+	if (err)
+		goto out;
 	install_signals();
 	raise_nofile_limit();
 	err = serve_agent(&s);
+out:
+	triggers_free(s.triggers);
+	history_free(s.history);
 	session_release(&s.sess);
 	metrics_free(s.metrics);
 	pthread_mutex_destroy(&s.lock);

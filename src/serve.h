@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "src/collectopts.h"
+#include "src/trigger.h"
 
 #define SERVE_DEFAULT_PORT 6061
 #define SERVE_DEFAULT_MAX_SESSIONS 4
@@ -25,9 +26,18 @@ struct serve_opts {
 	char **command;			/* after "--" */
 	char *token;			/* owned; NULL: no authentication */
 	char *tls_cert, *tls_key;	/* owned PEM contents */
+	char *tls_client_ca;		/* owned PEM: client certificates required; NULL: not */
 	unsigned int max_sessions;
 	uint64_t series_ttl_ns;		/* 0: series are kept for the agent's life */
 	const char *command_line;	/* latprof's own, for the profiles' metadata */
+	/* the flight recorder (history.h); keep_ns 0: none */
+	uint64_t history_keep_ns, history_window_ns, history_max_bytes;
+	const char *history_dir;	/* spill directory, or NULL */
+	uint64_t history_dir_max_bytes;
+	/* trigger rules (trigger.h), checked at each history window */
+	struct { struct trigger_rule *items; size_t nr, alloc; } triggers;	/* owned */
+	const char *trigger_dir;
+	unsigned int trigger_max_files;
 };
 
 /*

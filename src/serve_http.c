@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "src/export_pprof.h"
+#include "src/history.h"
+#include "src/trigger.h"
 #include "src/weight.h"
 #include "src/mhd.h"
 #include "src/pprof.h"
@@ -105,7 +107,7 @@ static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
 
 /* The parameters of a profile request; each may be given once. */
 static const char *const profile_params[] = {
-	"seconds", "hz", "min_duration_us", "pid", "comm", "weight",
+	"seconds", "hz", "min_duration_us", "pid", "comm", "weight", "history", "start", "end",
 };
 
 struct query_scan {
@@ -174,13 +176,16 @@ static int parse_profile_req(struct serve_http *h, struct MHD_Connection *conn,
 		.freq_hz = h->cfg.co->freq_hz,
 		.min_duration_us = h->cfg.co->min_duration_us,
 		.modes = h->cfg.co->modes,
+		.history = h->cfg.history != NULL,
+		.now_wall_ns = wall_ns(),
 	};
 	int err = query_check(conn, why, size);
 
 	if (!err)
 		err = serve_query_parse(ep, &d, query_get, conn, r, why, size);
 
-	if (!err && r->pid && kill(r->pid, 0) && errno == ESRCH) {
+	/* a process of the past may be gone */
+	if (!err && r->pid && !r->history && kill(r->pid, 0) && errno == ESRCH) {
 		snprintf(why, size, "invalid pid %llu: no such process",
 			 (unsigned long long)r->pid);
 		return -EINVAL;
@@ -247,6 +252,23 @@ static struct profile *record_profile(struct serve_http *h, const struct serve_p
 	if (!*err)
 		*err = session_finish(&s, h->cfg.command_line, &p);
 	session_release(&s);
+	return p;
+}
+
+/* The windows of [start, end) merged (history.h); NULL with *err set, *why for 404/400. */
+static struct profile *history_profile(struct serve_http *h, const struct serve_profile_req *r,
+				       int *err, char *why, size_t size)
+{
+	struct profile_merge_filter f = { .pid = r->pid, .comm = r->comm };
+	struct profile *p = NULL;
+	const char *bad;
+
+	*err = history_query(h->cfg.history, r->start_wall_ns, r->end_wall_ns, &f, &p, &bad);
+	if (*err == -ENOENT)
+		snprintf(why, size, "no history between %.3f and %.3f\n",
+			 r->start_wall_ns / 1e9, r->end_wall_ns / 1e9);
+	else if (*err == -EINVAL)
+		snprintf(why, size, "cannot read a window: %s\n", bad ? bad : "corrupt");
 	return p;
 }
 
@@ -317,6 +339,34 @@ void serve_http_get_stats(struct serve_http *h, struct serve_http_stats *st)
 	pthread_mutex_unlock(&h->lock);
 }
 
+/* A profile of the past: no session, no limit; the windows merged at once. */
+static enum MHD_Result handle_history(struct serve_http *h, struct MHD_Connection *conn,
+				      const struct serve_profile_req *r)
+{
+	struct http_reply reply = { 0 };
+	struct profile *p;
+	char why[192] = "";
+	int err;
+
+	p = history_profile(h, r, &err, why, sizeof(why));
+	if (p)
+		err = render_profile(r, p, &reply);
+	profile_free(p);
+	pthread_mutex_lock(&h->lock);
+	h->stats.history_total++;
+	pthread_mutex_unlock(&h->lock);
+	if (err == -ENOENT)
+		return send_text(conn, MHD_HTTP_NOT_FOUND, "%s", why);
+	if (err) {
+		free(reply.body);
+		if (why[0])
+			return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", why);
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot merge: %s\n",
+				 strerror(-err));
+	}
+	return send_reply(conn, &reply);
+}
+
 static enum MHD_Result handle_profile(struct serve_http *h, struct MHD_Connection *conn,
 				      enum serve_endpoint ep)
 {
@@ -328,6 +378,8 @@ static enum MHD_Result handle_profile(struct serve_http *h, struct MHD_Connectio
 
 	if (parse_profile_req(h, conn, ep, &r, why, sizeof(why)))
 		return send_text(conn, MHD_HTTP_BAD_REQUEST, "%s\n", why);
+	if (r.history)
+		return handle_history(h, conn, &r);
 	if (!session_take(h))
 		return send_text(conn, MHD_HTTP_TOO_MANY_REQUESTS,
 				 "%u profile sessions running (--max-sessions): try later\n",
@@ -346,6 +398,42 @@ static enum MHD_Result handle_profile(struct serve_http *h, struct MHD_Connectio
 		free(reply.body);
 		pr_warn("profile request failed: %s", strerror(-err));
 		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot record: %s\n",
+				 strerror(-err));
+	}
+	return send_reply(conn, &reply);
+}
+
+/* /profiles: the triggers' files (JSON); /profiles/NAME: one of them. */
+static enum MHD_Result handle_profiles(struct serve_http *h, struct MHD_Connection *conn,
+				       const char *url)
+{
+	struct http_reply reply = { .status = MHD_HTTP_OK, .type = "application/json" };
+	const char *name = url[strlen("/profiles")] ? url + strlen("/profiles/") : NULL;
+	FILE *f;
+	int err;
+
+	if (!h->cfg.triggers)
+		return send_text(conn, MHD_HTTP_NOT_FOUND, "no triggers: serve runs without --trigger\n");
+	if (name) {
+		err = triggers_read(h->cfg.triggers, name, &reply.body, &reply.len);
+		if (err == -ENOENT)
+			return send_text(conn, MHD_HTTP_NOT_FOUND, "no such profile: %.100s\n", name);
+		if (err)
+			return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read %.100s: %s\n",
+					 name, strerror(-err));
+		reply.type = "application/octet-stream";
+		reply.filename = "profile.pb.gz";
+		return send_reply(conn, &reply);
+	}
+	f = open_memstream(&reply.body, &reply.len);
+	if (!f)
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	err = triggers_write_list(h->cfg.triggers, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		free(reply.body);
+		return send_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot list: %s\n",
 				 strerror(-err));
 	}
 	return send_reply(conn, &reply);
@@ -391,7 +479,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return send_text(conn, MHD_HTTP_UNAUTHORIZED, "missing or wrong bearer token\n");
 	if (strcmp(url, "/metrics") && strcmp(url, "/healthz") &&
 	    strcmp(url, "/debug/pprof/profile") && strcmp(url, "/debug/pprof/latency") &&
-	    strcmp(url, "/flamegraph"))
+	    strcmp(url, "/flamegraph") && strcmp(url, "/profiles") &&
+	    strncmp(url, "/profiles/", strlen("/profiles/")))
 		return send_text(conn, MHD_HTTP_NOT_FOUND, "no such endpoint: %.100s\n", url);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
@@ -399,11 +488,60 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return send_text(conn, MHD_HTTP_OK, "ok\n");
 	if (!strcmp(url, "/metrics"))
 		return handle_metrics(h, conn);
+	if (!strncmp(url, "/profiles", strlen("/profiles")))
+		return handle_profiles(h, conn, url);
 	if (!strcmp(url, "/debug/pprof/profile"))
 		return handle_profile(h, conn, SERVE_ENDPOINT_PROFILE);
 	if (!strcmp(url, "/debug/pprof/latency"))
 		return handle_profile(h, conn, SERVE_ENDPOINT_LATENCY);
 	return handle_profile(h, conn, SERVE_ENDPOINT_FLAMEGRAPH);
+}
+
+/*
+ * --tls-client-ca: every connection's TLS session, before its handshake
+ * (MHD calls this as it accepts), requires a client certificate that
+ * GnuTLS verifies against the CA (MHD_OPTION_HTTPS_MEM_TRUST) during the
+ * handshake: a client without one, or with one of another CA, fails the
+ * handshake, and no request of its reaches on_request.
+ */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *info;
+
+	(void)cls;
+	(void)socket_ctx;
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	info = mhd->get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!info || !info->tls_session)
+		return;	/* not TLS: no daemon option asks for this then */
+	mhd->tls_set_request(info->tls_session, GNUTLS_CERT_REQUIRE);
+	mhd->tls_set_verify_cert(info->tls_session, NULL, 0);
+}
+
+/* The daemon's options for @cfg into @o (room for 8). */
+static void daemon_options(const struct serve_http_config *cfg, const struct sockaddr_storage *ss,
+			   struct MHD_OptionItem *o)
+{
+	size_t n = 0;
+
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)ss };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, HTTP_MAX_CONNECTIONS, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_TIMEOUT_S, NULL };
+	if (cfg->tls_cert) {
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						  (void *)cfg->tls_cert };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)cfg->tls_key };
+	}
+	if (cfg->tls_cert && cfg->tls_client_ca) {
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+						  (void *)cfg->tls_client_ca };
+		/* two pointers: the function as the value, its argument as the pointer */
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
+						  (intptr_t)on_connection, NULL };
+	}
+	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 }
 
 struct serve_http *serve_http_start(const struct serve_http_config *cfg)
@@ -415,6 +553,7 @@ struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			     MHD_USE_POLL;
 	struct serve_http *h = calloc(1, sizeof(*h));
+	struct MHD_OptionItem opts[8];
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
 	bool v6;
@@ -439,22 +578,19 @@ struct serve_http *serve_http_start(const struct serve_http_config *cfg)
 		}
 		flags |= MHD_USE_TLS;
 	}
-	h->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, h,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_TIMEOUT_S,
-				cfg->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
-				cfg->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, cfg->tls_key,
+	daemon_options(cfg, &ss, opts);
+	h->d = mhd->start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
 				MHD_OPTION_END);
 	if (!h->d) {
 		pr_err("cannot listen on %s: %s", cfg->listen,
-		       errno ? strerror(errno) : "address in use or bad TLS key/certificate");
+		       errno ? strerror(errno) :
+		       "address in use or bad TLS key, certificate or client CA");
 		goto fail;
 	}
 	info = mhd->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-	pr_info("serving on %s://%.*s:%u", cfg->tls_cert ? "https" : "http",
+	pr_info("serving on %s://%.*s:%u%s", cfg->tls_cert ? "https" : "http",
 		(int)(strrchr(cfg->listen, ':') - cfg->listen), cfg->listen,
-		info ? info->port : 0);
+		info ? info->port : 0, cfg->tls_client_ca ? " (client certificates required)" : "");
 	return h;
 fail:
 	pthread_mutex_destroy(&h->lock);

@@ -16,10 +16,14 @@
 
 #include "src/collectopts.h"
 
+struct history;
+struct triggers;
+
 struct serve_http_config {
 	const char *listen;		/* ADDR:PORT */
 	const char *token;		/* bearer token, NULL: none */
 	const char *tls_cert, *tls_key;	/* PEM contents, NULL: plain HTTP */
+	const char *tls_client_ca;	/* PEM: clients need a certificate it signed; NULL: none */
 	unsigned int max_sessions;
 	const struct collector_opts *co;	/* defaults of every profile; borrowed */
 	pid_t command_pid;		/* the agent's -- COMMAND, 0 without */
@@ -28,12 +32,15 @@ struct serve_http_config {
 	int (*write_metrics)(void *arg, FILE *out);
 	void *arg;
 	volatile sig_atomic_t *stop;	/* set: requests in flight end (503) */
+	struct history *history;	/* NULL: none kept; borrowed */
+	struct triggers *triggers;	/* NULL: no rules; borrowed (/profiles) */
 };
 
 /* Profile requests so far. */
 struct serve_http_stats {
 	unsigned int active;
 	uint64_t total, rejected;
+	uint64_t history_total;		/* profiles cut out of the history */
 };
 
 struct serve_http;

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -107,6 +108,89 @@ static int parse_target(serve_query_get_fn *get, void *ctx, struct serve_profile
 	return 0;
 }
 
+/*
+ * A time of a history request: Unix seconds with up to 9 decimals, or a
+ * negative number of seconds before @now_ns. 0 or -EINVAL.
+ */
+static int parse_time(const char *v, uint64_t now_ns, uint64_t *out)
+{
+	uint64_t sec = 0, frac = 0, scale = NSEC_PER_SEC, t;
+	bool neg = *v == '-';
+	const char *p = v + neg;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (sec > UINT64_MAX / 1000000000ULL / 10)
+			return -EINVAL;
+		sec = sec * 10 + (*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9' && scale > 1; p++, digits++) {
+			scale /= 10;
+			frac += (*p - '0') * scale;
+		}
+	if (*p || !digits)
+		return -EINVAL;
+	t = sec * NSEC_PER_SEC + frac;
+	if (neg && t > now_ns)
+		return -EINVAL;
+	*out = neg ? now_ns - t : t;
+	return 0;
+}
+
+static int query_time(serve_query_get_fn *get, void *ctx, const char *key, uint64_t now_ns,
+		      uint64_t *out, char *why, size_t size)
+{
+	const char *v = get(ctx, key);
+
+	if (!v)
+		return 0;
+	if (parse_time(v, now_ns, out)) {
+		snprintf(why, size, "invalid %s '%.40s': want Unix seconds, or -SECONDS before now",
+			 key, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * history=1, start or end: a profile cut out of the agent's history,
+ * [start, end) or the last `seconds` to end (default now). The rate,
+ * threshold and collectors are the history's own.
+ */
+static int parse_history(serve_query_get_fn *get, void *ctx, const struct serve_req_defaults *d,
+			 struct serve_profile_req *r, char *why, size_t size)
+{
+	uint64_t history = 0, start = 0, end = d->now_wall_ns;
+	int err = query_u64(get, ctx, "history", 0, 1, &history, why, size);
+
+	if (err || (!history && !get(ctx, "start") && !get(ctx, "end")))
+		return err;
+	if (!d->history) {
+		snprintf(why, size, "no history kept: serve runs with --history 0");
+		return -EINVAL;
+	}
+	err = query_time(get, ctx, "start", d->now_wall_ns, &start, why, size);
+	if (!err)
+		err = query_time(get, ctx, "end", d->now_wall_ns, &end, why, size);
+	if (err)
+		return err;
+	if (get(ctx, "hz") || get(ctx, "min_duration_us")) {
+		snprintf(why, size, "a history profile has the agent's hz and min_duration_us");
+		return -EINVAL;
+	}
+	if (!get(ctx, "start"))
+		start = end > r->seconds * NSEC_PER_SEC ? end - r->seconds * NSEC_PER_SEC : 0;
+	if (start >= end) {
+		snprintf(why, size, "invalid start: not before end");
+		return -EINVAL;
+	}
+	r->history = true;
+	r->start_wall_ns = start;
+	r->end_wall_ns = end;
+	return 0;
+}
+
 int serve_query_parse(enum serve_endpoint ep, const struct serve_req_defaults *d,
 		      serve_query_get_fn *get, void *ctx, struct serve_profile_req *r,
 		      char *why, size_t size)
@@ -126,7 +210,16 @@ int serve_query_parse(enum serve_endpoint ep, const struct serve_req_defaults *d
 		r->modes.cpu = r->modes.offcpu = false;
 		r->modes.syscall = true;
 	}
-	err = query_u64(get, ctx, "seconds", 1, SERVE_PROFILE_MAX_S, &r->seconds, why, size);
+	/* a history profile is cut out at once: as far back as the history goes */
+	err = query_u64(get, ctx, "seconds", 1, d->history ? SERVE_HISTORY_MAX_S :
+			SERVE_PROFILE_MAX_S, &r->seconds, why, size);
+	if (!err && r->seconds > SERVE_PROFILE_MAX_S && !get(ctx, "history")) {
+		snprintf(why, size, "invalid seconds '%.40s': want an integer in 1..%d",
+			 get(ctx, "seconds"), SERVE_PROFILE_MAX_S);
+		err = -EINVAL;
+	}
+	if (!err)
+		err = parse_history(get, ctx, d, r, why, size);
 	if (!err)
 		err = query_u64(get, ctx, "hz", 1, 1000, &hz, why, size);
 	if (!err)

@@ -22,6 +22,8 @@
 
 #define SERVE_PROFILE_DEFAULT_S 30
 #define SERVE_PROFILE_MAX_S 300
+/* history=1&seconds=N: at most a day back */
+#define SERVE_HISTORY_MAX_S 86400
 
 enum serve_endpoint {
 	SERVE_ENDPOINT_PROFILE,		/* /debug/pprof/profile */
@@ -34,6 +36,8 @@ struct serve_req_defaults {
 	unsigned int freq_hz;
 	uint64_t min_duration_us;
 	struct collector_modes modes;
+	bool history;			/* the agent keeps a history */
+	uint64_t now_wall_ns;		/* the request's time, wall clock */
 };
 
 /* One profile request, its parameters checked. */
@@ -47,6 +51,9 @@ struct serve_profile_req {
 	const char *weight;		/* NULL: the endpoint's default; borrowed from get */
 	bool native;			/* native=1: full native stacks, no Python view */
 	struct collector_modes modes;
+	/* history=1, start or end: cut out of the history, not recorded */
+	bool history;
+	uint64_t start_wall_ns, end_wall_ns;	/* [start, end), wall clock */
 };
 
 /* The (decoded) value of query parameter @key, or NULL when absent. */
@@ -54,7 +61,10 @@ typedef const char *serve_query_get_fn(void *ctx, const char *key);
 
 /*
  * Fill @r for endpoint @ep from the defaults and the query parameters
- * seconds, hz, min_duration_us, pid, comm, weight and native, read through @get.
+ * seconds, hz, min_duration_us, pid, comm, weight and native, read through @get;
+ * history, start and end (Unix seconds, or -SECONDS before now) when
+ * @d->history, which ask for a profile of the past: the last `seconds`
+ * before end (default now) without start.
  * Returns 0, or -EINVAL with a one-line reason (no newline) in @why[@size].
  * Whether the pid exists is the caller's to check. Cannot fail otherwise.
  */

@@ -77,8 +77,12 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 		/* a profile's array within 32 MiB; the agent's, always there, 8 */
 		.sys_fast_bytes = (size_t)(profile ? 32 : 8) << 20,
 		.sys_fast_drain = !profile,
-		.no_waits = !profile,
+		.no_waits = !profile || cfg->windows_only,
+		/* a window keeps no statistics: its hooks count none, no array for them */
+		.no_sys_stats = cfg->windows_only,
 	};
+	if (cfg->windows_only)
+		c->sys_fast_bytes = 0;
 	if (profile)
 		return;
 	/* the metrics session: no slow call needs its stack, no DWARF, no tracking */
@@ -187,7 +191,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	/* the profile's time and duration describe the same window: from here */
 	s->start_wall_ns = wall_ns();
 	pr_debug("attached after %.1f ms", (s->attached_ns - s->start_ns) / 1e6);
-	if (cfg->kind == SESSION_KIND_PROFILE) {
+	if (cfg->kind == SESSION_KIND_PROFILE && !cfg->windows_only) {
 		err = intervals_start(&s->intervals, s->col, (uint64_t)(cfg->interval_s * 1e9),
 				    s->attached_ns, cfg->co->modes.cpu, cfg->co->modes.syscall);
 		if (err) {
@@ -332,7 +336,7 @@ static int store_run_meta(struct session *s, struct profile *p, const char *comm
 		.min_block_us = o->min_block_us,
 		.syscalls = o->syscalls_arg,
 		.track = collectopts_track_name(o),
-		.wait_rule = collectopts_needs_syscalls(o) ? "state" : NULL,
+		.wait_rule = collectopts_needs_syscalls(o) && !s->cfg.windows_only ? "state" : NULL,
 		.startup_ns = s->attached_ns - s->start_ns,
 		.has_exit_status = s->have_child && s->child_status != -1 &&
 				   WIFEXITED(s->child_status),
@@ -416,6 +420,29 @@ int session_finish(struct session *s, const char *command_line, struct profile *
 	malloc_trim(0);
 	if (!getrusage(RUSAGE_SELF, &ru))
 		pr_debug("peak RSS %ld KiB", ru.ru_maxrss);
+	*out = p;
+	return 0;
+}
+
+int session_cut(struct session *s, const char *command_line, uint64_t since_wall_ns,
+		struct profile **out)
+{
+	struct profile *p = profile_new();
+	int err = p ? 0 : -ENOMEM;
+
+	*out = NULL;
+	s->end_ns = now_ns();
+	if (!err)
+		err = collect_cut_profile(s->col, p);
+	if (!err)
+		err = store_run_meta(s, p, command_line);
+	if (err) {
+		pr_err("cannot build the profile of a window: %s", strerror(-err));
+		profile_free(p);
+		return err;
+	}
+	p->time_ns = since_wall_ns;
+	p->duration_ns = wall_ns() - since_wall_ns;
 	*out = p;
 	return 0;
 }

@@ -35,6 +35,12 @@ struct session_config {
 	const struct collector_opts *co;	/* borrowed for the session's life */
 	char **command;			/* -- COMMAND to start held, or NULL */
 	double interval_s;		/* the timeline's interval (profiles) */
+	/*
+	 * serve's recorder (session_cut): no wait rule, no timeline and no
+	 * per-syscall statistics, which only a whole recording stores, so its
+	 * hooks cost less
+	 */
+	bool windows_only;
 	collect_proc_fn proc_fn;	/* metrics: lifecycle events */
 	collect_stall_fn stall_fn;	/* metrics: event-loop stalls (with proc_arg) */
 	void *proc_arg;
@@ -108,6 +114,17 @@ int session_finish(struct session *s, const char *command_line, struct profile *
  * Idempotent.
  */
 void session_stop(struct session *s);
+
+/*
+ * Without stopping: the profile of what a running SESSION_KIND_PROFILE
+ * session collected since its last cut (collect_cut_profile: samples, no
+ * syscall statistics) into *@out (owned by the caller), with the run
+ * metadata of session_finish, its time from @since_wall_ns (wall clock) to
+ * now. serve's history cuts its session into windows this way. 0 or -errno
+ * (printed).
+ */
+int session_cut(struct session *s, const char *command_line, uint64_t since_wall_ns,
+		struct profile **out);
 
 /* Free everything; a command never released is killed. */
 void session_release(struct session *s);

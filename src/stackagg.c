@@ -55,6 +55,19 @@ void stackagg_free(struct stackagg *a)
 	free(a);
 }
 
+void stackagg_clear(struct stackagg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->entries.nr; i++) {
+		free(a->entries.items[i]->hist);
+		free(a->entries.items[i]);
+	}
+	a->entries.nr = 0;
+	if (a->slots)
+		memset(a->slots, 0, a->nr_slots * sizeof(*a->slots));
+}
+
 /* The slots made again for the entries, @n of them (a power of two). */
 static int slots_rebuild(struct stackagg *a, size_t n)
 {

@@ -51,6 +51,8 @@ struct stackagg;
 struct stackagg *stackagg_new(void);
 /* NULL is a no-op. */
 void stackagg_free(struct stackagg *a);
+/* Empty @a (a window cut out of a running session); its table stays. Cannot fail. */
+void stackagg_clear(struct stackagg *a);
 /* Add one event with values @v. 0 or -ENOMEM. */
 int stackagg_add(struct stackagg *a, const struct stackagg_key *key, const uint64_t *pcs,
 		 size_t nr_pcs, const struct stackagg_values *v);

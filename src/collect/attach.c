@@ -220,6 +220,7 @@ uint32_t collect_read_stats(struct collect *c, struct collect_stats *st)
 	}
 	free(vals);
 	st->procs_seen = proc_images_nr_processes(&c->images);
+	st->images_ended = proc_images_nr_ended(&c->images);
 	st->snapshot_failed = c->images.snapshot_failed;
 	return unread;
 }

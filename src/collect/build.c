@@ -158,6 +158,15 @@ static int builder_each(struct builder *b, const struct builder_cols *cols,
 	return collect_map_each(map, builder_each_one, &a);
 }
 
+/* The same, each entry taken out of @map as it is read (a window's cut). */
+static int builder_take(struct builder *b, const struct builder_cols *cols,
+			struct bpf_map *map, builder_entry_fn fn)
+{
+	struct builder_each_arg a = { .b = b, .cols = cols, .fn = fn };
+
+	return collect_map_take(map, builder_each_one, &a);
+}
+
 /* What a sample's key says in every map: its process, image and stacks. */
 #define SAMPLE_IN_KEY(key) \
 	.tgid = (key)->tgid, .gen = (key)->gen, .comm = (key)->comm, \
@@ -567,9 +576,10 @@ bool collect_sys_typed(const struct collect *c)
 	return c->sys_typed;
 }
 
-/* What building a profile or a look held. */
+/* What building held: the stacks read by id, the builder's tables. */
 static void builder_release(struct builder *b)
 {
+	collect_free_stacks(b->c);
 	hashmap_release(&b->mappings);
 	hashmap_release(&b->sys_idx);
 	free(b->locs.items);
@@ -611,7 +621,6 @@ int collect_peek_profile(struct collect *c, struct profile *p, collect_keep_fn k
 		err = collect_load_stacks(c);
 	if (!err)
 		err = builder_samples(&b, &cols);
-	collect_free_stacks(c);
 	builder_release(&b);
 	return err;
 }
@@ -653,7 +662,76 @@ int collect_build_profile(struct collect *c, struct profile *p)
 		err = builder_gil(&b);
 	if (!err)
 		err = builder_jit_meta(&b, &cols);
-	collect_free_stacks(c);
+	builder_release(&b);
+	return err;
+}
+
+/*
+ * The samples of a window: the maps' entries taken out as they are read,
+ * the stacks they name read first and emptied last, the unwound stacks
+ * emptied once built. A sample added between the read of the stacks and
+ * their emptying may lose its stack (the metrics session's drain has the
+ * same race); the kernel's symbols stay loaded for the next window.
+ */
+static int builder_cut_samples(struct builder *b, const struct builder_cols *cols)
+{
+	struct collect *c = b->c;
+	int err = collect_load_stacks(c);
+
+	if (!err && c->o.cli.modes.cpu)
+		err = builder_take(b, cols, c->skel->maps.cpu_samples, builder_cpu_sample);
+	if (!err && (c->sys_hooks || c->o.cli.modes.offcpu))
+		err = builder_take(b, cols, c->skel->maps.timed_samples, builder_timed_sample);
+	if (!err)
+		err = builder_ustacks(b, cols);
+	stackagg_clear(c->ustacks);
+	collect_drain_stacks(c);
+	return err;
+}
+
+/*
+ * The requests that ended in the window (--requests): how many, and their
+ * p99 (window.requests, window.requests_p99_ns), for serve's triggers.
+ */
+static int builder_window_requests(struct builder *b)
+{
+	const struct collect *c = b->c;
+	uint64_t *d = calloc(c->reqs.nr + 1, sizeof(*d));
+	size_t i;
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	for (i = 0; i < c->reqs.nr; i++)
+		d[i] = c->reqs.items[i].end_ns - c->reqs.items[i].start_ns;
+	array_sort(d, c->reqs.nr, sizeof(*d), array_cmp_u64);
+	err = profile_set_meta_u64(b->p, "window.requests", c->reqs.nr);
+	if (!err)
+		err = profile_set_meta_u64(b->p, "window.requests_p99_ns",
+					   requests_quantile_ns(d, c->reqs.nr, 0.99));
+	free(d);
+	return err;
+}
+
+int collect_cut_profile(struct collect *c, struct profile *p)
+{
+	struct builder b = { .c = c, .p = p, .period_ns = NSEC_PER_SEC / c->o.cli.freq_hz };
+	struct builder_cols cols;
+	int err = builder_columns(&b, &cols);
+
+	if (!err)
+		err = builder_cut_samples(&b, &cols);
+	if (!err)
+		err = builder_meta(&b);
+	if (!err)
+		err = builder_proc_meta(&b);
+	if (!err)
+		err = builder_jit_meta(&b, &cols);
+	if (!err && c->o.cli.requests)
+		err = builder_window_requests(&b);
+	/* what only a whole recording stores: kept no longer than a window */
+	c->reqs.nr = 0;
+	stalls_release(&c->stalls);
 	builder_release(&b);
 	return err;
 }

@@ -11,35 +11,27 @@
 typedef void (*drain_entry_fn)(struct collect *c, const struct collect_drain_ops *ops,
 			       const void *key, const void *val);
 
-/*
- * Take out every entry of @map, one at a time, at most max_entries of them
- * so programs adding entries as fast as we delete cannot keep us here.
- */
+struct drain_take {
+	struct collect *c;
+	const struct collect_drain_ops *ops;
+	drain_entry_fn fn;
+};
+
+static int drain_one(void *arg, const void *key, const void *val)
+{
+	struct drain_take *t = arg;
+
+	t->fn(t->c, t->ops, key, val);
+	return 0;
+}
+
+/* Take out every entry of @map (collect_map_take), handing each to @fn. */
 static int drain_map(struct collect *c, struct bpf_map *map, const struct collect_drain_ops *ops,
 		     drain_entry_fn fn)
 {
-	int fd = bpf_map__fd(map), ncpu = libbpf_num_possible_cpus(), err = 0;
-	bool percpu = bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH;
-	size_t vsize = bpf_map__value_size(map), n, max = bpf_map__max_entries(map);
-	void *key = calloc(1, bpf_map__key_size(map));
-	void *val = calloc(percpu ? (size_t)(ncpu > 0 ? ncpu : 1) : 1, (vsize + 7) & ~7UL);
+	struct drain_take t = { .c = c, .ops = ops, .fn = fn };
 
-	if (!key || !val)
-		err = -ENOMEM;
-	for (n = 0; !err && n < max && !bpf_map_get_next_key(fd, NULL, key); n++) {
-		if (!bpf_map_lookup_and_delete_elem(fd, key, val)) {
-			fn(c, ops, key, val);
-		} else if (errno != ENOENT) {
-			/* kernels before 5.14: lookup, then delete */
-			if (!bpf_map_lookup_elem(fd, key, val))
-				fn(c, ops, key, val);
-			if (bpf_map_delete_elem(fd, key) && errno != ENOENT)
-				err = -errno;
-		}
-	}
-	free(key);
-	free(val);
-	return err;
+	return collect_map_take(map, drain_one, &t);
 }
 
 static void drain_sys(struct collect *c, const struct collect_drain_ops *ops, const void *k,

@@ -145,6 +145,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		return err;
 	s->rodata->cfg_syscalls = o->cli.modes.syscall;
 	s->rodata->cfg_waits = c->sys_hooks && !o->no_waits;
+	s->rodata->cfg_no_sys_stats = o->no_sys_stats;
 	s->rodata->cfg_offcpu = o->cli.modes.offcpu;
 	s->rodata->cfg_syscall_min_ns = o->cli.min_duration_us * 1000;
 	s->rodata->cfg_offcpu_min_ns = o->cli.min_block_us * 1000;

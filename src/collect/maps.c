@@ -87,6 +87,32 @@ int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg)
 	return err;
 }
 
+int collect_map_take(struct bpf_map *map, collect_map_fn fn, void *arg)
+{
+	int fd = bpf_map__fd(map), ncpu = libbpf_num_possible_cpus(), err = 0;
+	bool percpu = bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH;
+	size_t vsize = bpf_map__value_size(map), n, max = bpf_map__max_entries(map);
+	void *key = calloc(1, bpf_map__key_size(map));
+	void *val = calloc(percpu ? (size_t)(ncpu > 0 ? ncpu : 1) : 1, (vsize + 7) & ~7UL);
+
+	if (!key || !val)
+		err = -ENOMEM;
+	for (n = 0; !err && n < max && !bpf_map_get_next_key(fd, NULL, key); n++) {
+		if (!bpf_map_lookup_and_delete_elem(fd, key, val)) {
+			err = fn(arg, key, val);
+		} else if (errno != ENOENT) {
+			/* kernels before 5.14: lookup, then delete */
+			if (!bpf_map_lookup_elem(fd, key, val))
+				err = fn(arg, key, val);
+			if (bpf_map_delete_elem(fd, key) && errno != ENOENT && !err)
+				err = -errno;
+		}
+	}
+	free(key);
+	free(val);
+	return err;
+}
+
 /* Add the @ncpu values @vals of one entry to @st. */
 static void sys_add(struct sys_stat *st, const struct lp_sys_stat *vals, int ncpu)
 {

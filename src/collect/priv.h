@@ -128,6 +128,14 @@ typedef int (*collect_map_fn)(void *arg, const void *key, const void *value);
 int collect_map_each(const struct bpf_map *map, collect_map_fn fn, void *arg);
 
 /*
+ * Take every entry out of hash @map, one at a time, handing each to @fn
+ * (per-CPU values as collect_map_each); at most max_entries of them, so
+ * programs adding entries as fast as they go cannot keep the caller there.
+ * Stops at @fn's first non-zero return, which it returns; -errno (maps.c).
+ */
+int collect_map_take(struct bpf_map *map, collect_map_fn fn, void *arg);
+
+/*
  * Add the per-CPU values @vals (libbpf_num_possible_cpus() of them) of one
  * (process, syscall) entry to @st (maps.c). Cannot fail.
  */

@@ -35,3 +35,26 @@ bpf_prog_ids()
 {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' | sort -u
 }
+
+# tls_ca DIR NAME: a self-signed CA, DIR/NAME.crt and DIR/NAME.key, made by
+# openssl (its output in DIR/openssl.log); fails the test if it cannot.
+tls_ca()
+{
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1/$2.key" -out "$1/$2.crt" -days 1 \
+		-subj "/CN=latprof test $2" >>"$1/openssl.log" 2>&1 ||
+		{ diag_file openssl "$1/openssl.log"; fail "openssl cannot make the CA $2"; }
+}
+
+# tls_cert DIR NAME CA CN EXT: a certificate DIR/NAME.crt (key DIR/NAME.key)
+# for common name CN with the x509v3 extensions EXT (lines), signed by CA
+# (tls_ca DIR CA).
+tls_cert()
+{
+	printf '%s\n' "$5" >"$1/$2.ext"
+	openssl req -newkey rsa:2048 -nodes -keyout "$1/$2.key" -out "$1/$2.csr" \
+		-subj "/CN=$4" >>"$1/openssl.log" 2>&1 &&
+		openssl x509 -req -in "$1/$2.csr" -CA "$1/$3.crt" -CAkey "$1/$3.key" \
+			-CAcreateserial -days 1 -extfile "$1/$2.ext" -out "$1/$2.crt" \
+			>>"$1/openssl.log" 2>&1 ||
+		{ diag_file openssl "$1/openssl.log"; fail "openssl cannot make the certificate $2"; }
+}

@@ -91,14 +91,8 @@ c=$(http_code "$base/metrics" "${auth[@]}")
 # certificate fails the check.
 tls=$WORKDIR/tls
 mkdir -p "$tls"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/ca.key" -out "$tls/ca.crt" -days 1 \
-	-subj "/CN=latprof test CA" >"$tls/openssl.log" 2>&1 &&
-	openssl req -newkey rsa:2048 -nodes -keyout "$tls/server.key" -out "$tls/server.csr" \
-		-subj /CN=localhost >>"$tls/openssl.log" 2>&1 &&
-	printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$tls/ext" &&
-	openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" \
-		-CAcreateserial -days 1 -extfile "$tls/ext" -out "$tls/server.crt" >>"$tls/openssl.log" 2>&1 ||
-	{ diag_file openssl "$tls/openssl.log"; fail "openssl cannot make the test CA and certificate"; }
+tls_ca "$tls" ca
+tls_cert "$tls" server ca localhost 'subjectAltName=DNS:localhost,IP:127.0.0.1'
 port3=$(free_port)
 start_bg "$WORKDIR/serve3.log" "$LATPROF" serve --listen "127.0.0.1:$port3" --comm hot_ab \
 	--tls-cert "$tls/server.crt" --tls-key "$tls/server.key"
@@ -109,8 +103,7 @@ for url in "https://localhost:$port3/healthz" "https://127.0.0.1:$port3/healthz"
 	[ "$c" = 200 ] || fail "HTTPS $url verified against the test CA: HTTP $c, expected 200"
 done
 # the check can fail: a CA that did not sign the served certificate is refused
-openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tls/other.key" -out "$tls/other.crt" -days 1 \
-	-subj "/CN=other CA" >>"$tls/openssl.log" 2>&1 || fail "openssl cannot make a second CA"
+tls_ca "$tls" other
 c=$(http_code "https://localhost:$port3/healthz" --cacert "$tls/other.crt" --resolve "localhost:$port3:127.0.0.1")
 [ "$c" = 000 ] || fail "HTTPS verified against a CA that did not sign the certificate: HTTP $c, expected a TLS failure"
 c=$(http_code "http://127.0.0.1:$port3/healthz")

@@ -69,6 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d.modes.cpu = data[0] & 4;
 	d.modes.syscall = data[0] & 8;
 	d.modes.offcpu = data[0] & 16;
+	/* an agent with a history: start, end and history=1 parsed too */
+	d.history = data[0] & 32;
+	d.now_wall_ns = 1795973424568784538ULL;
 	s = malloc(size);
 	if (!s)
 		abort();
@@ -80,8 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (serve_query_parse((data[0] & 3) % 3, &d, fuzz_get, &q, &r, why, sizeof(why))) {
 		if (!why[0])
 			abort();	/* the contract: a reason for every refusal */
-	} else if (r.seconds < 1 || r.seconds > SERVE_PROFILE_MAX_S || r.freq_hz < 1 ||
-		   r.freq_hz > 1000 || (r.pid && r.comm[0]) || strlen(r.comm) >= LP_COMM_LEN) {
+	} else if (r.seconds < 1 || (r.seconds > SERVE_PROFILE_MAX_S && !r.history) ||
+		   r.seconds > SERVE_HISTORY_MAX_S || r.freq_hz < 1 ||
+		   r.freq_hz > 1000 || (r.pid && r.comm[0]) || strlen(r.comm) >= LP_COMM_LEN ||
+		   (r.history && (!d.history || r.start_wall_ns >= r.end_wall_ns))) {
 		abort();
 	}
 	if (rest < s + size) {

@@ -53,6 +53,12 @@ int main(void)
 	CHECK(parse("- freq\n", s, sizeof(s), &e) == -EINVAL);
 	CHECK(parse("freq: [1\n", s, sizeof(s), &e) == -EINVAL && e.line == 2);
 	CHECK(strncmp(e.reason, "bad YAML", 8) == 0);
+	/* a repeated option's item may be a mapping: KEY=VALUE,... (serve's --trigger) */
+	CHECK(parse("comm:\n  - name: a\n    p99_ms: 5\n  - plain\n", s, sizeof(s), &e) == 0);
+	CHECK_STR(s, "--comm=name=a,p99_ms=5 --comm=plain");
+	CHECK(parse("comm:\n  - name: a,b\n", s, sizeof(s), &e) == -EINVAL && e.line == 2);
+	CHECK(parse("comm:\n  - name: [a]\n", s, sizeof(s), &e) == -EINVAL);
+	CHECK(parse("mode:\n  - name: a\n", s, sizeof(s), &e) == -EINVAL);	/* not repeated */
 	CHECK(config_parse("freq: 1\0", 8, opts, refused, repeated, &(struct config_args){ 0 },
 			   &e) == -EINVAL);
 	return check_exit();

@@ -115,9 +115,59 @@ static void test_listen(void)
 	CHECK(serve_parse_listen("", &ss, &v6) == -EINVAL);
 }
 
+/* The history's requests: start/end, -SECONDS, history=1&seconds=N (serve --history). */
+static void test_history(void)
+{
+	struct serve_req_defaults d = defaults;
+	const char *range[] = { "start", "1700000000.5", "end", "1700000010", "pid", "7", NULL };
+	const char *rel[] = { "start", "-60", NULL };
+	const char *back[] = { "history", "1", "seconds", "3600", NULL };
+	const char *big[] = { "seconds", "3600", NULL };
+	const char *rev[] = { "start", "1700000010", "end", "1700000000", NULL };
+	const char *hz[] = { "start", "-5", "hz", "99", NULL };
+	const char *junk[] = { "start", "12x", NULL };
+	const char *far[] = { "start", "-99999999999", NULL };
+	const char *none[] = { NULL };
+	struct serve_profile_req r;
+	char why[192];
+
+	d.history = true;
+	d.now_wall_ns = 1700000100ULL * 1000000000ULL;
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, range, &r, why,
+				sizeof(why)) == 0);
+	CHECK(r.history && r.start_wall_ns == 1700000000500000000ULL &&
+	      r.end_wall_ns == 1700000010000000000ULL && r.pid == 7);
+	CHECK(serve_query_parse(SERVE_ENDPOINT_FLAMEGRAPH, &d, get_pair, rel, &r, why,
+				sizeof(why)) == 0);
+	CHECK(r.history && r.start_wall_ns == d.now_wall_ns - 60000000000ULL &&
+	      r.end_wall_ns == d.now_wall_ns);
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, back, &r, why,
+				sizeof(why)) == 0);
+	CHECK(r.history && r.end_wall_ns - r.start_wall_ns == 3600000000000ULL);
+	/* without history=1, seconds keeps Go's meaning: the next N, at most 300 */
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, big, &r, why,
+				sizeof(why)) == -EINVAL);
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, none, &r, why,
+				sizeof(why)) == 0 && !r.history);
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, rev, &r, why,
+				sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "invalid start: not before end");
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, hz, &r, why,
+				sizeof(why)) == -EINVAL);
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, junk, &r, why,
+				sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "invalid start '12x': want Unix seconds, or -SECONDS before now");
+	CHECK(serve_query_parse(SERVE_ENDPOINT_PROFILE, &d, get_pair, far, &r, why,
+				sizeof(why)) == -EINVAL);
+	/* an agent without history refuses them */
+	CHECK(parse(SERVE_ENDPOINT_PROFILE, rel, &r, why, sizeof(why)) == -EINVAL);
+	CHECK_STR(why, "no history kept: serve runs with --history 0");
+}
+
 int main(void)
 {
 	test_query();
+	test_history();
 	test_bearer();
 	test_listen();
 	return check_exit();
