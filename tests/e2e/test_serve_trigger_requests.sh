@@ -58,7 +58,7 @@ in_range "$r" 0.85 1.10 || { folded_top "$WORKDIR/f.folded" req_server; fail "th
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID" || fail "serve exited $? after SIGTERM"
 
-"$LATPROF" serve --listen 127.0.0.1:0 --trigger-dir "$dir" --trigger name=r,requests_p99_ms=5 \
+"$LATPROF" serve --listen 127.0.0.1:0 --history 1 --trigger-dir "$dir" --trigger name=r,requests_p99_ms=5 \
 	>"$WORKDIR/bad.out" 2>&1
 rc=$?
 [ $rc = 2 ] || fail "requests_p99_ms without --requests exited $rc, expected 2"
