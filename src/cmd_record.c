@@ -73,16 +73,6 @@ static const struct option record_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Refuse an output we could not write before recording anything. */
-static int check_output(const char *path)
-{
-	int err = output_check(path);
-
-	if (err)
-		pr_err("cannot write %s: %s", path, strerror(-err));
-	return err;
-}
-
 /* 0, 1 after -h, or -errno after printing why. */
 static int parse_record_option(struct record_opts *o, int c, char **argv)
 {
@@ -131,10 +121,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	err = collectopts_finish(&o->co, argc, argv, &o->command);
 	if (err)
 		return err;
-	o->out.modes = o->co.modes;
-	if (record_output_check(&o->out))
-		return -EINVAL;
-	return check_output(o->out.path);
+	return record_output_ready(&o->out, &o->co.modes);
 }
 
 /* collectopts_run_verb's parser and run. */

@@ -157,13 +157,7 @@ static int parse_top(int argc, char **argv, void *opts)
 		o->batch = true;
 	if (!o->out.path)
 		return o->out.weight ? (pr_err("--weight goes with -o"), -EINVAL) : 0;
-	o->out.modes = o->co.modes;
-	if (record_output_check(&o->out))
-		return -EINVAL;
-	err = output_check(o->out.path);
-	if (err)
-		pr_err("cannot write %s: %s", o->out.path, strerror(-err));
-	return err;
+	return record_output_ready(&o->out, &o->co.modes);
 }
 
 static int run_top(void *opts, const char *command_line)

@@ -95,3 +95,16 @@ int record_output_write(const struct record_output *o, const struct profile *p)
 		pr_info("no CPU samples: %s weighted by %s", o->path, w.name);
 	return export_write_path(o->path, o->format, p, &w, o->stack_flags);
 }
+
+int record_output_ready(struct record_output *o, const struct collector_modes *modes)
+{
+	int err;
+
+	o->modes = *modes;
+	if (record_output_check(o))
+		return -EINVAL;
+	err = output_check(o->path);
+	if (err)
+		pr_err("cannot write %s: %s", o->path, strerror(-err));
+	return err;
+}

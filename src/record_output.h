@@ -31,6 +31,13 @@ struct record_output {
 int record_output_check(struct record_output *o);
 
 /*
+ * Before recording (record, top -o): @o->modes from @modes, then
+ * record_output_check, then whether @o->path can be written. 0, or -EINVAL
+ * or -errno after printing why.
+ */
+int record_output_ready(struct record_output *o, const struct collector_modes *modes);
+
+/*
  * Write @p to @o->path in @o->format. Without --weight a derived format is
  * weighted by cpu, or when no CPU sample was taken latency, else offcpu,
  * whichever has values (said at info level). 0 or -errno; prints only the

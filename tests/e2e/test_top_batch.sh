@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# latprof top without a screen (-b -n), and how it ends.
+# latprof top without a screen (-b -n), how it ends, and bad input.
 #
 # Ground truth: top_work's own measures (test_top.sh), and the -o profile
 # of the same run for "the snapshots agree with the profile". Checks:
@@ -16,11 +16,22 @@
 #   - SIGTERM under tmux: exit 0, the terminal restored, -o complete;
 #   - the pty closed under it (the tmux server killed): latprof ends within
 #     5 s, -o complete, no process left;
-#   - the command exits by itself: exit 0 and "the targets exited".
+#   - the command exits by itself: exit 0 and "the targets exited";
+#   - bad options, a bad -o, an unknown pid: exit 2 and one line.
 . "$(dirname "$0")/lib.sh"
 require_root_bpf
 require_fixture top_work
 require_fixture spin
+
+# bad input: exit 2 and one line naming it, before anything starts
+for args in "--interval 0" "-n 0" "--rows x" "-o $WORKDIR/no/such/dir/x.pb.gz -- true" \
+	    "-p 999999999" "--weight cpu -- true" "-o $WORKDIR/x.badext -- true" "--bogus"; do
+	# shellcheck disable=SC2086
+	timeout 10 "$LATPROF" top -b $args >"$WORKDIR/bad.out" 2>&1
+	rc=$?
+	[ $rc = 2 ] || { diag_file out "$WORKDIR/bad.out"; fail "top $args: exit $rc, expected 2"; }
+	[ "$(wc -l <"$WORKDIR/bad.out")" = 1 ] || { diag_file out "$WORKDIR/bad.out"; fail "top $args: not one line"; }
+done
 
 status=$WORKDIR/status
 timeout 30 "$LATPROF" top -b -n 5 -F 999 --rows 40 -o "$WORKDIR/b.pb.gz" -- \
