@@ -2,6 +2,7 @@
 /* `latprof top`: usage, options, one call to top_run() (top.h). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,19 +79,12 @@ static const struct option top_longopts[] = {
 };
 
 /* A count in [@min, @max] for option @what, or the one error line. */
-static int parse_count(const char *arg, const char *what, unsigned long min, unsigned long max,
-		       unsigned long *out)
+static int parse_count(const char *arg, const char *what, uint64_t min, uint64_t max,
+		       uint64_t *out)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (!errno && *arg >= '0' && *arg <= '9' && !*end && v >= min && v <= max) {
-		*out = v;
+	if (!parse_u64(arg, min, max, out))
 		return 0;
-	}
-	pr_err("invalid %s '%s': want %lu..%lu", what, arg, min, max);
+	pr_err("invalid %s '%s': want %" PRIu64 "..%" PRIu64, what, arg, min, max);
 	return -EINVAL;
 }
 
@@ -98,7 +92,7 @@ static int parse_count(const char *arg, const char *what, unsigned long min, uns
 static int parse_top_option(struct top_opts *o, int c, char **argv)
 {
 	int err = collectopts_parse(&o->co, c, optarg);
-	unsigned long rows;
+	uint64_t n;
 
 	if (err != COLLECTOPTS_NOT_MINE)
 		return err;
@@ -110,10 +104,14 @@ static int parse_top_option(struct top_opts *o, int c, char **argv)
 		o->batch = true;
 		return 0;
 	case 'n':
-		return parse_count(optarg, "--iterations", 1, 1000000000, &o->iterations);
+		err = parse_count(optarg, "--iterations", 1, 1000000000, &n);
+		if (!err)
+			o->iterations = n;
+		return err;
 	case OPT_ROWS:
-		err = parse_count(optarg, "--rows", 1, 10000, &rows);
-		o->rows = rows;
+		err = parse_count(optarg, "--rows", 1, 10000, &n);
+		if (!err)
+			o->rows = n;
 		return err;
 	case 'o':
 		o->out.path = optarg;

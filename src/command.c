@@ -53,6 +53,7 @@ static void child_run(int release_rd, int error_wr, char *const argv[], int nice
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);	/* latprof top ignores it for itself */
 	/* the priority the user gave latprof, not the one it took */
 	setpriority(PRIO_PROCESS, 0, nice);
 	while (read(release_rd, &byte, 1) < 0 && errno == EINTR)

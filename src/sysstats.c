@@ -28,21 +28,17 @@ void sys_stat_name(int nr, char *buf, size_t size)
 
 int sys_stat_store(struct profile *p, const struct sys_stat *s)
 {
-	char key[96], *val = NULL;
+	char key[96], hist[SYS_HIST_TEXT_MAX], *val = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&val, &len);
-	unsigned int i;
-	int err, n = 0;
+	int err;
 
 	if (!f)
 		return -ENOMEM;
+	sys_hist_format(s, hist, sizeof(hist));
 	fprintf(f, "count=%" PRIu64 " errors=%" PRIu64 " total_ns=%" PRIu64 " max_ns=%" PRIu64
-		" in_flight=%" PRIu64 " hist=", s->count, s->errors, s->total_ns, s->max_ns,
-		s->in_flight);
-	for (i = 0; i < SYS_HIST_SLOTS; i++)
-		if (s->hist[i])
-			fprintf(f, "%s%u:%" PRIu64 ":%" PRIu64, n++ ? "," : "", i, s->hist[i],
-				s->hist_ns[i]);
+		" in_flight=%" PRIu64 " hist=%s", s->count, s->errors, s->total_ns, s->max_ns,
+		s->in_flight, hist);
 	if (fclose(f))
 		return -ENOMEM;
 	snprintf(key, sizeof(key), META_PREFIX "%" PRIu32 ".%s", s->pid, s->name);
@@ -152,6 +148,26 @@ void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from)
 	for (i = 0; i < SYS_HIST_SLOTS; i++) {
 		into->hist[i] += from->hist[i];
 		into->hist_ns[i] += from->hist_ns[i];
+	}
+}
+
+/* @a - @b, 0 when @b is larger */
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+void sys_stat_sub(struct sys_stat *into, const struct sys_stat *from)
+{
+	unsigned int i;
+
+	into->count = sub0(into->count, from->count);
+	into->errors = sub0(into->errors, from->errors);
+	into->total_ns = sub0(into->total_ns, from->total_ns);
+	into->in_flight = sub0(into->in_flight, from->in_flight);
+	for (i = 0; i < SYS_HIST_SLOTS; i++) {
+		into->hist[i] = sub0(into->hist[i], from->hist[i]);
+		into->hist_ns[i] = sub0(into->hist_ns[i], from->hist_ns[i]);
 	}
 }
 

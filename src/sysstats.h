@@ -55,6 +55,11 @@ int sys_hist_parse(const char *v, struct sys_stat *s);
 
 /* Add @from's counts into @into (for totals over processes). */
 void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from);
+/*
+ * Take @from's counts out of @into (an older look of the same statistics:
+ * what happened between the two), each at least 0; max_ns stays @into's.
+ */
+void sys_stat_sub(struct sys_stat *into, const struct sys_stat *from);
 /* Count one duration of @ns in @s, in the kernel's buckets (lp_hist_slot). */
 void sys_stat_add(struct sys_stat *s, uint64_t ns);
 

@@ -23,6 +23,8 @@
 
 /* How often keys are read, and a look is due at most this late. */
 #define TOP_KEYS_MS 50
+/* An ended process's samples are all read this long after its end. */
+#define TOP_ENDED_GRACE_NS 1000000000ULL
 /* Processes whose threads the header counts, at most (-a has thousands). */
 #define TOP_THREADS_PROCS 256
 
@@ -32,7 +34,7 @@ struct top {
 	struct top_model m;
 	struct top_screen screen;
 	uint64_t next_look_ns;
-	uint64_t look_ns;		/* CLOCK_MONOTONIC of the look being taken */
+	uint64_t prev_look_ns;		/* CLOCK_MONOTONIC of the previous look, 0: none */
 	uint64_t self_cpu_ns;		/* latprof's CPU at the last look */
 	unsigned long looks;
 	bool quit;
@@ -97,20 +99,19 @@ static void header_counters(struct top *t)
 }
 
 /*
- * A look keeps the samples of a process unless it ended more than an
- * interval before (a second at least): its last samples were read by then
- * and counted since the start, which keeps them (top_model.h), so with
- * processes coming and going a look costs the live ones, not all there were.
+ * A look keeps the samples of a process unless it had ended a second
+ * before the previous look: that look read its last samples and counted
+ * them since the start, which keeps them (top_model.h), so with processes
+ * coming and going a look costs the live ones, not all there were. (From
+ * the previous look, not this one: a frozen screen or a slow look leaves
+ * no process out before one look has held all it did.)
  */
 static bool look_keeps(void *arg, uint32_t pid)
 {
 	struct top *t = arg;
 	const struct proc_info *pi = proc_tree_find(collect_procs(t->s.col), pid);
-	uint64_t grace = (uint64_t)(t->o->interval_s * 1e9);
 
-	if (grace < 1000000000ULL)
-		grace = 1000000000ULL;
-	return !pi || !pi->ended || pi->end_ns + grace > t->look_ns;
+	return !pi || !pi->ended || pi->end_ns + TOP_ENDED_GRACE_NS > t->prev_look_ns;
 }
 
 /* A look at the session into the model, then the snapshot or the screen. */
@@ -121,7 +122,6 @@ static int look(struct top *t, uint64_t now)
 	struct sys_stats sys = { 0 };
 	int err;
 
-	t->look_ns = now;
 	err = p ? collect_peek_profile(t->s.col, p, look_keeps, t, &sys) : -ENOMEM;
 	if (err) {
 		profile_free(p);
@@ -133,6 +133,7 @@ static int look(struct top *t, uint64_t now)
 	/* without -o, what the looks leave out is never needed again */
 	if (!t->o->out.path)
 		collect_forget(t->s.col, look_keeps, t);
+	t->prev_look_ns = now;
 	c1 = thread_cpu_ns();
 	top_model_push(&t->m, p, &sys, now - t->s.attached_ns);
 	header_counters(t);
@@ -148,16 +149,16 @@ static int look(struct top *t, uint64_t now)
 		top_screen_draw(&t->screen, &t->m, true);
 	} else {
 		top_text_print(stdout, &t->m, t->o->rows);
-		if (ferror(stdout) && errno == EPIPE) {
-			/* the reader went away (| head): the end, as q on a screen */
+		if (ferror(stdout) && (errno == EPIPE || errno == EINTR)) {
+			/* the reader went away (| head), or a stop signal came: the end */
 			t->quit = true;
 		} else if (ferror(stdout)) {
 			pr_err("cannot write the snapshot: %s", strerror(errno));
 			return -EIO;
 		}
-		if (t->o->iterations && t->looks >= t->o->iterations)
-			t->quit = true;
 	}
+	if (t->o->iterations && t->looks >= t->o->iterations)
+		t->quit = true;
 	pr_debug("look %lu: %" PRIu64 " samples; CPU: %.2f ms reading, %.2f ms computing, "
 		 "%.2f ms showing", t->looks, (uint64_t)t->m.cur->samples.nr, (c1 - c0) / 1e6,
 		 (c2 - c1) / 1e6, (thread_cpu_ns() - c2) / 1e6);
@@ -215,7 +216,8 @@ int top_run(const struct top_opts *o)
 		.until_targets_exit = true,
 		.arg = &t,
 	};
-	int err;
+	bool opened;
+	int err, err2 = 0;
 
 	session_init(&t.s);
 	session_catch_stop_signals();
@@ -224,6 +226,7 @@ int top_run(const struct top_opts *o)
 	err = top_model_init(&t.m, o->stack_flags);
 	if (!err)
 		err = session_open(&t.s, &cfg);
+	opened = !err;
 	/* after the session's own messages, which would be drawn over */
 	if (!err && !o->batch && top_screen_open(&t.screen))
 		pr_info("no terminal: plain snapshots every %.2f s, as with -b", o->interval_s);
@@ -232,13 +235,20 @@ int top_run(const struct top_opts *o)
 		t.next_look_ns = t.s.attached_ns + (uint64_t)(o->interval_s * 1e9);
 		err = session_run(&t.s, &loop);
 	}
+	/* the last partial interval of targets that ended, on paper */
+	if (!err && t.s.targets_ended && !t.screen.open &&
+	    (!o->iterations || t.looks < o->iterations))
+		err = look(&t, now_ns());
 	top_screen_close(&t.screen);
 	if (!err && t.s.targets_ended)
 		pr_info("the targets exited");
-	if (!err && o->out.path)
-		err = record_write(&o->out, &t.s, o->command_line);
+	/* what was recorded is written whatever ended the view */
+	if (opened && o->out.path)
+		err2 = record_write(&o->out, &t.s, o->command_line);
 	else
 		session_stop(&t.s);	/* a command still running ends as with -o */
+	if (!err)
+		err = err2;
 	session_release(&t.s);
 	top_model_release(&t.m);
 	return err;

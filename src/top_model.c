@@ -125,6 +125,16 @@ static int active_pids(const struct top_model *m, struct hashmap *active)
 	return err;
 }
 
+/*
+ * What grew between two looks, 0 when it shrank: a look symbolizes again,
+ * and a frame of a process met again under a better name (a JIT's perf
+ * map read anew, a process snapshotted late) leaves its old name's row.
+ */
+static uint64_t grew(uint64_t now, uint64_t before)
+{
+	return now > before ? now - before : 0;
+}
+
 /* Add @now - @before (NULL: none) of every function into @all. */
 static int funcs_accumulate(struct hot_funcs *all, const struct hot_funcs *now,
 			    const struct hot_funcs *before)
@@ -138,14 +148,14 @@ static int funcs_accumulate(struct hot_funcs *all, const struct hot_funcs *now,
 
 		if (!to)
 			return -ENOMEM;
-		to->self += a->self - (b ? b->self : 0);
-		to->total += a->total - (b ? b->total : 0);
+		to->self += grew(a->self, b ? b->self : 0);
+		to->total += grew(a->total, b ? b->total : 0);
 	}
 	return 0;
 }
 
 #define TOP_DELTA(now, before, name, field) \
-	(((now) ? (now)->field : 0) - ((before) ? (before)->field : 0))
+	grew((now) ? (now)->field : 0, (before) ? (before)->field : 0)
 
 /*
  * The rows: every function of @all (since the start), its interval values
@@ -280,15 +290,9 @@ static int sites_of(struct top_model *m, const struct profile *p, const struct h
 /* The calls of @a's histogram less @b's (NULL: none) into @d. */
 static void hist_delta(struct sys_stat *d, const struct hot_site *a, const struct hot_site *b)
 {
-	unsigned int i;
-
 	*d = a->hist;
-	for (i = 0; b && i < SYS_HIST_SLOTS; i++) {
-		d->hist[i] -= b->hist.hist[i];
-		d->hist_ns[i] -= b->hist.hist_ns[i];
-		d->count -= b->hist.hist[i];
-		d->total_ns -= b->hist.hist_ns[i];
-	}
+	if (b)
+		sys_stat_sub(d, &b->hist);
 }
 
 /* The sites, as compute_funcs_of the functions. */
@@ -318,8 +322,8 @@ static int compute_sites(struct top_model *m, const struct hashmap *active, bool
 			err = -ENOMEM;
 			break;
 		}
-		to->calls += a->calls - (b ? b->calls : 0);
-		to->total_ns += a->total_ns - (b ? b->total_ns : 0);
+		to->calls += grew(a->calls, b ? b->calls : 0);
+		to->total_ns += grew(a->total_ns, b ? b->total_ns : 0);
 		if (a->max_ns > to->max_ns)
 			to->max_ns = a->max_ns;
 		hist_delta(&d, a, b);
@@ -390,7 +394,7 @@ static int compute_sys(struct top_model *m)
 {
 	struct sys_stats now = { 0 }, before = { 0 };
 	struct hashmap now_idx = { 0 }, before_idx = { 0 };
-	size_t i, j;
+	size_t i;
 	int err = m->sys_failed ? -ENOMEM : sys_by_name(m, &m->prev_sys, &before, &before_idx);
 
 	m->sys.nr = 0;
@@ -406,17 +410,8 @@ static int compute_sys(struct top_model *m)
 		struct top_sys *row = &m->sys.items[m->sys.nr++];
 
 		/* the interval's calls: the histograms subtract like the counts */
-		if (at) {
-			const struct sys_stat *b = &before.items[at - 1];
-
-			d.count -= b->count;
-			d.errors -= b->errors;
-			d.total_ns -= b->total_ns;
-			for (j = 0; j < SYS_HIST_SLOTS; j++) {
-				d.hist[j] -= b->hist[j];
-				d.hist_ns[j] -= b->hist_ns[j];
-			}
-		}
+		if (at)
+			sys_stat_sub(&d, &before.items[at - 1]);
 		*row = (struct top_sys){
 			.calls = d.count, .errors = d.errors, .ns = d.total_ns,
 			.p50_ns = sys_stat_quantile_ns(&d, 0.5),

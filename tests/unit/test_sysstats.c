@@ -4,6 +4,7 @@
  * metadata and a pprof file; percentiles land in the right log2 bucket and
  * never past the maximum; malformed metadata is skipped, not trusted.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,6 +151,30 @@ static void test_merge(void)
 	CHECK(a.hist_ns[16] == 2000000000ULL);
 }
 
+/* An older look taken out of a newer: what happened between, never below 0. */
+static void test_sub(void)
+{
+	struct sys_stat a = pipe_reads(), b = pipe_reads(), c = pipe_reads();
+	char text[SYS_HIST_TEXT_MAX];
+	struct sys_stat parsed = { 0 };
+
+	sys_stat_merge(&a, &b);
+	sys_stat_sub(&a, &b);
+	CHECK(a.count == c.count && a.errors == c.errors && a.hist[16] == c.hist[16]);
+	CHECK(a.hist_ns[16] == c.hist_ns[16] && a.total_ns == c.total_ns);
+	b.count += 5;
+	b.hist[3] = 7;
+	sys_stat_sub(&c, &b);
+	CHECK(c.count == 0 && c.hist[16] == 0 && c.hist[3] == 0 && c.total_ns == 0);
+	/* the histogram's text and back (the metadata's hist=, a sample's latency_hist) */
+	a = pipe_reads();
+	sys_hist_format(&a, text, sizeof(text));
+	CHECK(sys_hist_parse(text, &parsed) == 0);
+	CHECK(!memcmp(parsed.hist, a.hist, sizeof(a.hist)) &&
+	      !memcmp(parsed.hist_ns, a.hist_ns, sizeof(a.hist_ns)));
+	CHECK(sys_hist_parse("3:x", &parsed) == -EINVAL);
+}
+
 int main(void)
 {
 	test_kernel_slot();
@@ -158,5 +183,6 @@ int main(void)
 	test_roundtrip();
 	test_malformed();
 	test_merge();
+	test_sub();
 	return check_exit();
 }

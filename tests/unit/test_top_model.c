@@ -265,6 +265,16 @@ int main(void)
 	CHECK(top_model_compute(&m) == 0);
 	check_func(&m, "compute", 0, 0, 60, 60);
 	check_func(&m, "worker_loop", 0, 0, 6, 6);
+	/*
+	 * a name that shrinks (a look symbolizes again: a frame met under a
+	 * better name leaves the old one's row) counts nothing, not 2^64 - n
+	 */
+	s3.compute = 40;
+	top_model_push(&m, look(&s3), NULL, 6000 * MS);
+	CHECK(top_model_compute(&m) == 0);
+	check_func(&m, "compute", 0, 0, 60, 60);
+	CHECK(m.sys.nr == 1 && m.sys.items[0].calls == 0);
+
 	free(buf);
 	top_model_release(&m);
 	return check_exit();
