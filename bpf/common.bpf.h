@@ -122,6 +122,14 @@ struct timed_samples_map {
 	__type(value, struct lp_timed_value);
 };
 
+/* Per (process, thread name) counts for serve's drain (cfg_task_counts). */
+struct task_counts_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* resized by user space before load */
+	__type(key, struct lp_task_count_key);
+	__type(value, struct lp_task_count);
+};
+
 extern struct procs_map procs SEC(".maps");
 extern struct task_slots_map task_slots SEC(".maps");
 extern struct fast_slots_map fast_slots SEC(".maps");
@@ -132,6 +140,8 @@ extern const volatile __u32 cfg_max_stacks;	/* the stacks map's max_entries */
 extern struct stats_map stats SEC(".maps");
 extern struct events_map events SEC(".maps");
 extern struct timed_samples_map timed_samples SEC(".maps");
+extern struct task_counts_map task_counts SEC(".maps");
+extern const volatile __u32 cfg_task_counts;
 
 static __always_inline void stat_inc(__u32 stat)
 {
@@ -179,6 +189,33 @@ static __always_inline void *map_lookup_or_init(void *map, const void *key, cons
 	if (err)
 		*err = e;
 	return bpf_map_lookup_elem(map, key);
+}
+
+/*
+ * Count @samples CPU samples and off-CPU time for (@tgid, @comm) in
+ * task_counts, when the session asked for it (serve's shared session); a
+ * full map counts a loss.
+ */
+static __always_inline void task_count_add(__u32 tgid, const char *comm, __u64 samples,
+					   __u64 blocked_ns, __u64 preempted_ns)
+{
+	struct lp_task_count_key key = { .tgid = tgid };
+	struct lp_task_count zero = {}, *v;
+
+	if (!cfg_task_counts)
+		return;
+	__builtin_memcpy(key.comm, comm, sizeof(key.comm));
+	v = map_lookup_or_init(&task_counts, &key, &zero, NULL);
+	if (!v) {
+		stat_inc(LP_STAT_SAMPLES_DROPPED);
+		return;
+	}
+	if (samples)
+		__sync_fetch_and_add(&v->samples, samples);
+	if (blocked_ns)
+		__sync_fetch_and_add(&v->blocked_ns, blocked_ns);
+	if (preempted_ns)
+		__sync_fetch_and_add(&v->preempted_ns, preempted_ns);
 }
 
 /*

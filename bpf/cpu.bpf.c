@@ -88,6 +88,7 @@ int on_cpu_sample(struct bpf_perf_event_data *ctx)
 	key.tgid = tgid;
 	key.gen = proc->gen;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	task_count_add(tgid, key.comm, 1, 0, 0);
 	/* a sample taken in user mode has no kernel stack: not a loss */
 	key.kstack_id = in_user_mode(ctx) ? -ENOENT : stack_get(ctx, 0, true);
 	/* kernel threads have no user stack: not a loss */

@@ -339,6 +339,22 @@ struct lp_timed_value {
 	__u64 preempted_ns;
 };
 
+/*
+ * serve's shared session (cfg_task_counts): CPU samples and off-CPU time per
+ * (process, thread name), counted as they happen and taken out by serve's
+ * drain every second, while the samples by stack wait for the history's cut.
+ */
+struct lp_task_count_key {
+	__u32 tgid;
+	char comm[LP_COMM_LEN];
+};
+
+struct lp_task_count {
+	__u64 samples;
+	__u64 blocked_ns;
+	__u64 preempted_ns;
+};
+
 /* Per (process, syscall): every syscall is counted here, slow or not. */
 struct lp_sys_key {
 	__u32 tgid;

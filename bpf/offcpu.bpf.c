@@ -85,6 +85,10 @@ static __always_inline void offcpu_in(struct task_struct *next)
 		return;
 	blocked = t->off_preempted ? 0 : dur;
 	preempted = t->off_preempted ? dur : 0;
+	if (cfg_task_counts) {
+		BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
+		task_count_add(key.tgid, key.comm, 0, blocked, preempted);
+	}
 	/*
 	 * Inside a syscall --syscalls leaves out (timed for waits.bpf.h or
 	 * --requests only), off-CPU time goes out as if outside one: that
@@ -109,7 +113,8 @@ static __always_inline void offcpu_in(struct task_struct *next)
 	key.kstack_id = t->off_kstack;
 	key.nr = in_sys ? t->sys_nr : -1;
 	key.wait = in_sys && waits_is_wait(key.nr) ? t->wait : LP_WAIT_NONE;
-	BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
+	if (!cfg_task_counts)	/* read above */
+		BPF_CORE_READ_STR_INTO(&key.comm, next, comm);
 	timed_add(&key, 0, blocked, preempted);
 }
 

@@ -29,8 +29,6 @@ const volatile __u32 cfg_syscalls = 0;		/* --mode syscall */
 const volatile __u32 cfg_waits = 0;		/* the syscall hooks decide waits (waits.bpf.h) */
 const volatile __u64 cfg_syscall_min_ns = 1000000;
 const volatile __u32 cfg_sys_fast_drain = 0;	/* serve: sys_fast read as it runs (fast_used) */
-/* serve's recorder: slow calls' stacks only, no per-(process, syscall) statistics */
-const volatile __u32 cfg_no_sys_stats = 0;
 /* what track.bpf.h declares: --requests, --files, --net */
 const volatile __u32 cfg_track = 0;
 const volatile __u32 cfg_requests = 0;
@@ -361,7 +359,7 @@ static __always_inline int handle_sys_exit(void *ctx, __u64 at, long ret)
 		waits_sys_exit(t, nr, ret);
 	if ((cfg_track || cfg_waits || cfg_stall_min_ns) && cfg_sys_filter_on && !sys_traced(nr))
 		return 0;
-	if (cfg_syscalls && !cfg_no_sys_stats) {
+	if (cfg_syscalls) {
 		bool error = ret < 0 && ret >= -MAX_ERRNO;
 		struct lp_sys_stat *st = sys_fast_entry(t->fast_base, nr);
 

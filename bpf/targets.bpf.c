@@ -37,6 +37,8 @@ const volatile __u32 cfg_max_stacks = 16384;
 struct stats_map stats SEC(".maps");
 struct events_map events SEC(".maps");
 struct timed_samples_map timed_samples SEC(".maps");
+struct task_counts_map task_counts SEC(".maps");
+const volatile __u32 cfg_task_counts = 0;
 
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_sched_process_fork, struct task_struct *parent, struct task_struct *child)

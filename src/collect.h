@@ -55,17 +55,29 @@ struct collect_opts {
 	size_t sys_fast_bytes;
 	bool verbose;			/* libbpf warnings and debug output */
 	/*
-	 * serve's metrics session: lifecycle events go to proc_fn instead of
-	 * snapshotting processes (no symbolizer state grows).
+	 * serve: lifecycle events go to proc_fn as well, and stalls to
+	 * stall_fn (with proc_arg) instead of being kept.
 	 */
 	collect_proc_fn proc_fn;
-	collect_stall_fn stall_fn;	/* and stalls to stall_fn (with proc_arg) */
+	collect_stall_fn stall_fn;
 	void *proc_arg;
-	/* serve: collect_drain reads the array too, and hands its blocks back */
+	/*
+	 * serve's metrics-only session: lifecycle events go to proc_fn
+	 * only, no process is snapshotted (no symbolizer state grows)
+	 */
+	bool proc_events_only;
+	/*
+	 * serve: collect_drain takes the statistics (the array's too, whose
+	 * blocks it hands back), exited processes' included
+	 */
 	bool sys_fast_drain;
+	/*
+	 * serve's shared session: CPU samples and off-CPU time counted per
+	 * (process, thread name) in the kernel for collect_drain, which then
+	 * leaves the samples by stack and the stacks to collect_cut_profile
+	 */
+	bool task_counts;
 	bool no_waits;			/* no wait rule (serve's series have no waits) */
-	/* no per-(process, syscall) statistics: slow calls only (serve's recorder) */
-	bool no_sys_stats;
 };
 
 /* What collect_drain hands over; any callback may be NULL. */
@@ -107,6 +119,12 @@ int collect_add_pid(struct collect *c, pid_t pid);
  */
 int collect_add_command(struct collect *c, pid_t pid, const char *file);
 
+/*
+ * The processes traced now (the command, the -p pids and their children
+ * that live) appended to @out (the caller frees its items). 0 or -errno.
+ */
+int collect_targets(struct collect *c, struct pid_list *out);
+
 /* Attach all programs and start sampling on every online CPU. 0 or -errno. */
 int collect_attach(struct collect *c);
 
@@ -135,6 +153,12 @@ bool collect_sys_typed(const struct collect *c);
 
 /* Loss and progress counters. Cannot fail. */
 void collect_get_stats(struct collect *c, struct collect_stats *st);
+
+/*
+ * The loss counters only (st->stat; the rest zero), read from the kernel:
+ * safe on another thread than the one polling the session. Cannot fail.
+ */
+void collect_get_losses(struct collect *c, struct collect_stats *st);
 
 /*
  * Drain the kernel's aggregation into @p: symbolized samples with pid/comm
@@ -234,7 +258,11 @@ struct proc_tree *collect_procs(struct collect *c);
  * @ops, and empty the stack map, so the maps never fill and what is handed
  * over is exactly what happened since the previous drain (an update racing
  * with the deletion of its entry can be lost). Stacks are not symbolized.
- * 0 or -errno.
+ * With task_counts, the CPU and off-CPU counts come from their own map and
+ * the samples by stack and the stacks are left for collect_cut_profile;
+ * this drain then touches only what no other call does, so it may run on
+ * another thread than the one polling and cutting the session (not two
+ * drains at once). 0 or -errno.
  */
 int collect_drain(struct collect *c, const struct collect_drain_ops *ops);
 

@@ -20,12 +20,11 @@
 #include "src/profile_merge.h"
 
 /*
- * Off until asked for (--history 10 keeps ten minutes): the recorder is a
- * second BPF session beside the metrics', so every traced syscall runs
- * both sets of hooks, about twice serve's cost on nginx under wrk
- * (docs/performance.md); a shared session would make it the default.
+ * Ten minutes unless asked otherwise (--history 0: none); the windows are
+ * cut from the agent's one session, whose hooks the metrics read too
+ * (serve.h), so keeping them costs memory, not hooks.
  */
-#define HISTORY_DEFAULT_MINUTES 0
+#define HISTORY_DEFAULT_MINUTES 10
 #define HISTORY_DEFAULT_WINDOW_S 10
 #define HISTORY_DEFAULT_MAX_BYTES (64ULL << 20)
 #define HISTORY_DEFAULT_DIR_MAX_BYTES (1024ULL << 20)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The agent of `latprof serve` (serve.h): the metrics session and the main
- * loop, which polls its lifecycle events and drains its maps once a second,
+ * The agent of `latprof serve` (serve.h): its session and the main loop,
+ * which polls it and drains its counters into the metrics once a second,
  * so the kernel's maps never fill whether or not anyone scrapes; a scrape
- * drains once more, so /metrics is current to the request.
+ * drains once more, so /metrics is current to the request. With a history
+ * the session is the recorder's (SESSION_KIND_RECORDER): the same loop cuts
+ * its windows, and every hook runs once for both.
  */
 #include "src/serve.h"
 
@@ -28,18 +30,28 @@
 
 /* Distinct process names (and (name, syscall) pairs) with their own series. */
 #define SERVE_MAX_SERIES 2000
+/* The loop's tick: a history window ends within it of its time. */
+#define SERVE_TICK_MS 100
+#define SERVE_DRAIN_NS NSEC_PER_SEC
 
 static volatile sig_atomic_t serve_stop;
 
 struct serve {
 	const struct serve_opts *o;
-	pthread_mutex_t lock;		/* metrics and the session's maps */
+	/*
+	 * the metrics, and the session's drain (collect_drain, beside the
+	 * loop's polls and cuts) and reopening
+	 */
+	pthread_mutex_t lock;
 	struct metrics *metrics;
-	struct session sess;		/* the metrics session */
+	struct session sess;		/* metrics only, or the recorder's */
+	struct collector_opts co;	/* the session's: the agent's, less what no window keeps */
 	struct serve_http *http;
 	struct history *history;	/* NULL: --history 0 */
 	struct triggers *triggers;	/* NULL: no --trigger */
 	struct serve_history *recorder;
+	uint64_t next_drain_ns;
+	uint64_t started_ns;		/* the first attach */
 	uint64_t drain_errors;
 	char kernel[128];
 };
@@ -74,6 +86,9 @@ static void drain_sys(void *arg, const struct sys_stat *st)
 
 	if (metrics_add_sys(s->metrics, st))
 		s->drain_errors++;
+	/* said there, once */
+	if (s->recorder)
+		serve_history_add_sys(s->recorder, st);
 }
 
 static void drain_cpu(void *arg, uint32_t tgid, const char *comm, uint64_t samples)
@@ -196,7 +211,7 @@ static int serve_write_metrics(void *arg, FILE *out)
 	pthread_mutex_lock(&s->lock);
 	serve_http_get_stats(s->http, &hs);
 	err = serve_drain_locked(s);
-	collect_get_stats(s->sess.col, &st);
+	collect_get_losses(s->sess.col, &st);
 	for (i = 0; i < LP_STAT_NR; i++) {
 		if (i == LP_STAT_SAMPLES || i == LP_STAT_EVENTS)
 			continue;
@@ -205,7 +220,7 @@ static int serve_write_metrics(void *arg, FILE *out)
 	}
 	a.cpu_ns = agent_cpu_ns();
 	a.rss_bytes = rss_bytes();
-	a.uptime_ns = now_ns() - s->sess.attached_ns;
+	a.uptime_ns = now_ns() - s->started_ns;
 	a.profiles_active = hs.active;
 	a.profiles_total = hs.total;
 	a.profiles_rejected = hs.rejected;
@@ -234,10 +249,9 @@ static bool stop_now(void *arg)
 	return serve_stop;
 }
 
-/* Every second: the metrics take what the kernel counted. */
-static int drain_tick(void *arg)
+/* The metrics take what the kernel counted. */
+static int drain_tick(struct serve *s)
 {
-	struct serve *s = arg;
 	int err;
 
 	pthread_mutex_lock(&s->lock);
@@ -280,7 +294,7 @@ static bool serve_sys_total(void *arg, const char *syscall, const char *comm,
 	return n > 0;
 }
 
-/* A history window kept: the metrics drained to its end, then the triggers' rules. */
+/* A history window kept (the metrics drained to its end): the triggers' rules. */
 static void serve_on_window(void *arg, const struct profile *window)
 {
 	struct serve *s = arg;
@@ -289,24 +303,28 @@ static void serve_on_window(void *arg, const struct profile *window)
 		.p = window, .sys_total = serve_sys_total, .arg = s,
 	};
 
-	drain_tick(s);
 	triggers_window(s->triggers, &w);
 }
 
-/* The flight recorder, with the metrics session's targets. 0 or -errno (printed). */
-static int serve_start_recorder(struct serve *s, pid_t command_pid)
+/* serve_history_config.drain: before each cut. */
+static void serve_drain_now(void *arg)
+{
+	drain_tick(arg);
+}
+
+/* The flight recorder, on the session just opened. 0 or -errno (printed). */
+static int serve_start_recorder(struct serve *s)
 {
 	struct serve_history_config hc = {
-		.co = &s->o->co, .command_pid = command_pid,
 		.command_line = s->o->command_line, .window_ns = s->o->history_window_ns,
-		.history = s->history, .stop = &serve_stop,
-		.on_window = s->triggers ? serve_on_window : NULL, .arg = s,
+		.history = s->history, .on_window = s->triggers ? serve_on_window : NULL,
+		.drain = serve_drain_now, .arg = s,
 	};
 	int err;
 
 	if (!s->history)
 		return 0;
-	s->recorder = serve_history_start(&hc);
+	s->recorder = serve_history_new(&hc);
 	if (s->recorder)
 		return 0;
 	err = -errno;
@@ -314,18 +332,54 @@ static int serve_start_recorder(struct serve *s, pid_t command_pid)
 	return err;
 }
 
+/*
+ * The session keeps too many processes gone: a fresh one, the metrics
+ * drained of the old one first. 0 or -errno (printed): serve ends.
+ */
+static int serve_reopen(struct serve *s)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = serve_drain_locked(s);
+	if (!err)
+		err = session_reopen(&s->sess);
+	pthread_mutex_unlock(&s->lock);
+	if (err)
+		return err;
+	pr_debug("a fresh session after processes gone");
+	serve_history_restart(s->recorder);
+	return 0;
+}
+
+/* Every SERVE_TICK_MS: a drain every second, a history window when it ends. */
+static int serve_tick(void *arg)
+{
+	struct serve *s = arg;
+	uint64_t t = now_ns();
+	int err = 0;
+
+	if (t >= s->next_drain_ns) {
+		s->next_drain_ns = t + SERVE_DRAIN_NS;
+		err = drain_tick(s);
+	}
+	if (!err && s->recorder && serve_history_tick(s->recorder, &s->sess) == -EAGAIN)
+		err = serve_reopen(s);
+	return err;
+}
+
 static int serve_agent(struct serve *s)
 {
 	struct session_config cfg = {
-		.kind = SESSION_KIND_METRICS,
-		.co = &s->o->co,
+		.kind = s->history ? SESSION_KIND_RECORDER : SESSION_KIND_METRICS,
+		.co = &s->co,
 		.command = s->o->command,
 		.proc_fn = on_proc_event,
 		.stall_fn = on_stall,
 		.proc_arg = s,
 	};
 	struct session_loop loop = {
-		.stop = stop_now, .tick = drain_tick, .tick_ms = 1000, .arg = s,
+		.stop = stop_now, .tick = serve_tick, .tick_ms = SERVE_TICK_MS, .arg = s,
 	};
 	struct serve_http_config hc = {
 		.listen = s->o->listen, .token = s->o->token, .tls_cert = s->o->tls_cert,
@@ -337,9 +391,10 @@ static int serve_agent(struct serve *s)
 	int err;
 
 	err = session_open(&s->sess, &cfg);
+	s->started_ns = s->sess.attached_ns;
 	if (!err) {
 		hc.command_pid = s->sess.have_child ? s->sess.child.pid : 0;
-		err = serve_start_recorder(s, hc.command_pid);
+		err = serve_start_recorder(s);
 	}
 	if (!err) {
 		s->http = serve_http_start(&hc);
@@ -356,7 +411,7 @@ static int serve_agent(struct serve *s)
 	serve_stop = serve_stop ? serve_stop : SIGTERM;
 	serve_http_stop(s->http);
 	s->http = NULL;
-	serve_history_stop(s->recorder);
+	serve_history_free(s->recorder);
 	s->recorder = NULL;
 	if (err)
 		end_command(&s->sess);
@@ -398,10 +453,12 @@ static int serve_new_history(struct serve *s)
 
 int serve_run(const struct serve_opts *o)
 {
-	struct serve s = { .o = o };
+	struct serve s = { .o = o, .co = o->co };
 	struct utsname u;
 	int err;
 
+	/* files and peers: neither the metrics nor a window keeps them */
+	s.co.files = s.co.net = false;
 	session_init(&s.sess);
 	if (geteuid() != 0)
 		pr_warn("serve needs root or CAP_BPF and CAP_PERFMON");

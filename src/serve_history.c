@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/*
- * serve's recorder of history windows (serve_history.h). The session's
- * loop ticks at each window's end, on the thread that reads the rings, so a
- * cut never races with the unwound stacks it empties.
- */
+/* serve's recorder of history windows (serve_history.h). */
 #include "src/serve_history.h"
 
 #include <errno.h>
@@ -12,16 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/session.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/strtab.h"
 #include "src/lib/util.h"
 
 /*
  * A session keeps what it read of every process it saw, exited ones too,
  * so that their samples still symbolize: right for a recording, unbounded
- * for a recorder that runs for weeks on a machine starting processes all
- * the time. Past this many images of processes gone (exited, or exec'd
- * since), the recorder ends its session at a window's end and opens a new
- * one: the history has a gap of the reopening (its windows say where), and
+ * for an agent that runs for weeks on a machine starting processes all the
+ * time. Past this many images of processes gone (exited, or exec'd since),
+ * the agent ends its session at a window's end and opens a new one: the
+ * history and the metrics miss the reopening (the windows say where), and
  * the memory goes back to a fresh session's. Live processes do not count:
  * a machine of a thousand steady ones would reopen at every window.
  */
@@ -29,50 +26,128 @@
 
 struct serve_history {
 	struct serve_history_config cfg;
-	struct collector_opts co;	/* the agent's, the command as its target */
-	pid_t pid;
-	pthread_t thread;
-	struct session sess;
 	uint64_t since_wall_ns;		/* the window being recorded began */
-	bool first_tick;
+	uint64_t due_ns;		/* CLOCK_MONOTONIC: it ends */
+	/* the window's syscall statistics, by (interned name, pid) */
+	pthread_mutex_t lock;
+	struct sys_stats sys;
+	struct hashmap sys_idx;		/* (name, pid, 0) -> index in sys + 1 */
+	struct strtab *names;
+	bool sys_lost;			/* one could not be kept: said once */
 };
 
-static bool recorder_stop(void *arg)
+struct serve_history *serve_history_new(const struct serve_history_config *cfg)
 {
-	const struct serve_history *sh = arg;
+	struct serve_history *sh = calloc(1, sizeof(*sh));
 
-	return *sh->cfg.stop;
+	if (!sh)
+		return NULL;
+	sh->names = strtab_new();
+	if (!sh->names) {
+		free(sh);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&sh->lock, NULL);
+	sh->cfg = *cfg;
+	serve_history_restart(sh);
+	pr_info("history: windows of %.0f s", cfg->window_ns / 1e9);
+	return sh;
 }
 
-/* Does the session keep so many processes gone that a fresh one should take over? */
-static bool recorder_worn(struct serve_history *sh)
+void serve_history_free(struct serve_history *sh)
 {
-	struct collect_stats st;
+	if (!sh)
+		return;
+	free(sh->sys.items);
+	hashmap_release(&sh->sys_idx);
+	strtab_free(sh->names);
+	pthread_mutex_destroy(&sh->lock);
+	free(sh);
+}
 
-	collect_get_stats(sh->sess.col, &st);
-	return st.images_ended > RECORDER_RECYCLE_ENDED;
+int serve_history_add_sys(struct serve_history *sh, const struct sys_stat *st)
+{
+	const char *name;
+	uint64_t i;
+	int err = 0;
+
+	pthread_mutex_lock(&sh->lock);
+	name = strtab_intern(sh->names, st->name);
+	i = name ? HASHMAP_TO_NUM(hashmap_get(&sh->sys_idx, name, st->pid, 0)) : 0;
+	if (!name) {
+		err = -ENOMEM;
+	} else if (i) {
+		sys_stat_merge(&sh->sys.items[i - 1], st);
+	} else {
+		err = array_grow(&sh->sys, sh->sys.nr + 1);
+		if (!err)
+			err = hashmap_put(&sh->sys_idx, name, st->pid, 0,
+					  HASHMAP_NUM(sh->sys.nr + 1));
+		if (!err)
+			sh->sys.items[sh->sys.nr++] = *st;
+	}
+	if (err && !sh->sys_lost) {
+		sh->sys_lost = true;
+		pr_warn("history: a window's syscall statistics incomplete: %s", strerror(-err));
+	}
+	pthread_mutex_unlock(&sh->lock);
+	return err;
 }
 
 /*
- * The loop's tick, every window: cut, keep, hand on. 0; -EAGAIN: reopen
- * the session; another -errno ends the recorder.
+ * The window's statistics into @p (NULL: a window lost), and the next
+ * window's start empty. 0 or -ENOMEM.
  */
-static int recorder_tick(void *arg)
+static int window_sys_store(struct serve_history *sh, struct profile *p)
 {
-	struct serve_history *sh = arg;
+	size_t i;
+	int err = 0;
+
+	pthread_mutex_lock(&sh->lock);
+	for (i = 0; p && !err && i < sh->sys.nr; i++)
+		err = sys_stat_store(p, &sh->sys.items[i]);
+	sh->sys.nr = 0;
+	hashmap_release(&sh->sys_idx);
+	pthread_mutex_unlock(&sh->lock);
+	return err;
+}
+
+void serve_history_restart(struct serve_history *sh)
+{
+	sh->since_wall_ns = wall_ns();
+	sh->due_ns = now_ns() + sh->cfg.window_ns;
+}
+
+/* Does the session keep so many processes gone that a fresh one should take over? */
+static bool recorder_worn(struct session *s)
+{
+	struct collect_stats st;
+
+	collect_get_stats(s->col, &st);
+	return st.images_ended > RECORDER_RECYCLE_ENDED;
+}
+
+int serve_history_tick(struct serve_history *sh, struct session *s)
+{
 	struct profile *p = NULL;
-	uint64_t t = wall_ns();
+	uint64_t t = now_ns(), wall = wall_ns();
 	int err;
 
-	if (sh->first_tick) {	/* the loop ticks at once: the first window starts */
-		sh->first_tick = false;
-		sh->since_wall_ns = t;
+	if (t < sh->due_ns)
 		return 0;
-	}
-	err = session_cut(&sh->sess, sh->cfg.command_line, sh->since_wall_ns, &p);
-	sh->since_wall_ns = t;
+	/* the next window is due a window after this one was, whatever this cut takes */
+	sh->due_ns += sh->cfg.window_ns;
+	if (sh->due_ns <= t)
+		sh->due_ns = t + sh->cfg.window_ns;
+	if (sh->cfg.drain)
+		sh->cfg.drain(sh->cfg.arg);
+	err = session_cut(s, sh->cfg.command_line, sh->since_wall_ns, &p);	/* printed */
+	sh->since_wall_ns = wall;
+	if (window_sys_store(sh, err ? NULL : p))
+		pr_warn("history: a window without its syscall statistics: %s", strerror(ENOMEM));
 	if (!err) {
-		err = history_add(sh->cfg.history, p, t);
+		err = history_add(sh->cfg.history, p, wall);
 		if (err)
 			pr_warn("cannot keep a history window: %s", strerror(-err));
 		if (sh->cfg.on_window)
@@ -81,78 +156,5 @@ static int recorder_tick(void *arg)
 	profile_free(p);
 	/* a window's symbolizing allocates and frees: give it back */
 	malloc_trim(0);
-	if (err && err != -ENOMEM)
-		return err;	/* -ENOMEM: a window lost, not the recorder */
-	return recorder_worn(sh) ? -EAGAIN : 0;
-}
-
-static void *recorder_main(void *arg)
-{
-	struct serve_history *sh = arg;
-	struct session_config cfg = {
-		.kind = SESSION_KIND_PROFILE, .co = &sh->co, .interval_s = 1,
-		.windows_only = true,
-	};
-	struct session_loop loop = {
-		.stop = recorder_stop, .tick = recorder_tick,
-		.tick_ms = sh->cfg.window_ns / 1000000, .arg = sh,
-	};
-	bool first = true;
-	int err;
-
-	do {
-		session_init(&sh->sess);
-		sh->first_tick = true;
-		err = session_open(&sh->sess, &cfg);
-		if (err) {
-			session_release(&sh->sess);
-			break;	/* printed; an -EAGAIN of its own is no reason to loop */
-		}
-		if (first)
-			pr_info("history: windows of %.0f s", sh->cfg.window_ns / 1e9);
-		else
-			pr_debug("history: a fresh session after %d processes gone",
-				 RECORDER_RECYCLE_ENDED);
-		first = false;
-		err = session_run(&sh->sess, &loop);
-		session_release(&sh->sess);
-		malloc_trim(0);
-	} while (err == -EAGAIN && !*sh->cfg.stop);
-	if (err && err != -EAGAIN)
-		pr_warn("history stopped: %s", strerror(-err));
-	return NULL;
-}
-
-struct serve_history *serve_history_start(const struct serve_history_config *cfg)
-{
-	struct serve_history *sh = calloc(1, sizeof(*sh));
-	int err;
-
-	if (!sh)
-		return NULL;
-	sh->cfg = *cfg;
-	sh->co = *cfg->co;
-	/* files and peers: a window keeps none (requests: their p99, for triggers) */
-	sh->co.files = sh->co.net = false;
-	if (cfg->command_pid) {
-		sh->pid = cfg->command_pid;
-		sh->co.pids = (struct pid_list){ .items = &sh->pid, .nr = 1 };
-		sh->co.comms = (struct comm_list){ 0 };
-		sh->co.all = false;
-	}
-	err = pthread_create(&sh->thread, NULL, recorder_main, sh);
-	if (err) {
-		free(sh);
-		errno = err;
-		return NULL;
-	}
-	return sh;
-}
-
-void serve_history_stop(struct serve_history *sh)
-{
-	if (!sh)
-		return;
-	pthread_join(sh->thread, NULL);
-	free(sh);
+	return recorder_worn(s) ? -EAGAIN : 0;
 }

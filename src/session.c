@@ -61,29 +61,28 @@ static void session_collect_opts(const struct session_config *cfg, struct collec
 	const struct collector_opts *o = cfg->co;
 	bool sys = collectopts_needs_syscalls(o);
 	bool profile = cfg->kind == SESSION_KIND_PROFILE;
+	bool stacks = cfg->kind != SESSION_KIND_METRICS;	/* profile, recorder */
 
 	*c = (struct collect_opts){
 		.cli = *o,
 		.max_sys_stats = 16384,
-		.max_stacks = profile ? 65536 : 16384,
-		.max_samples = profile ? 65536 : 16384,
+		.max_stacks = stacks ? 65536 : 16384,
+		.max_samples = stacks ? 65536 : 16384,
 		.max_procs = 32768,
-		.ustack_ring_bytes = profile && o->unwind_dwarf ? ustack_ring_bytes(o) :
+		.ustack_ring_bytes = stacks && o->unwind_dwarf ? ustack_ring_bytes(o) :
 				     sys ? 1024 * 1024 : 4096,
 		.verbose = log_level >= LOG_LEVEL_DEBUG,
 		.proc_fn = profile ? NULL : cfg->proc_fn,
 		.stall_fn = profile ? NULL : cfg->stall_fn,
 		.proc_arg = cfg->proc_arg,
+		.proc_events_only = cfg->kind == SESSION_KIND_METRICS,
 		/* a profile's array within 32 MiB; the agent's, always there, 8 */
 		.sys_fast_bytes = (size_t)(profile ? 32 : 8) << 20,
 		.sys_fast_drain = !profile,
-		.no_waits = !profile || cfg->windows_only,
-		/* a window keeps no statistics: its hooks count none, no array for them */
-		.no_sys_stats = cfg->windows_only,
+		.task_counts = cfg->kind == SESSION_KIND_RECORDER,
+		.no_waits = !profile,
 	};
-	if (cfg->windows_only)
-		c->sys_fast_bytes = 0;
-	if (profile)
+	if (stacks)
 		return;
 	/* the metrics session: no slow call needs its stack, no DWARF, no tracking */
 	c->cli.min_duration_us = 3600ULL * 1000 * 1000;
@@ -191,7 +190,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	/* the profile's time and duration describe the same window: from here */
 	s->start_wall_ns = wall_ns();
 	pr_debug("attached after %.1f ms", (s->attached_ns - s->start_ns) / 1e6);
-	if (cfg->kind == SESSION_KIND_PROFILE && !cfg->windows_only) {
+	if (cfg->kind == SESSION_KIND_PROFILE) {
 		err = intervals_start(&s->intervals, s->col, (uint64_t)(cfg->interval_s * 1e9),
 				    s->attached_ns, cfg->co->modes.cpu, cfg->co->modes.syscall);
 		if (err) {
@@ -336,7 +335,8 @@ static int store_run_meta(struct session *s, struct profile *p, const char *comm
 		.min_block_us = o->min_block_us,
 		.syscalls = o->syscalls_arg,
 		.track = collectopts_track_name(o),
-		.wait_rule = collectopts_needs_syscalls(o) && !s->cfg.windows_only ? "state" : NULL,
+		.wait_rule = collectopts_needs_syscalls(o) && s->cfg.kind == SESSION_KIND_PROFILE ?
+			     "state" : NULL,
 		.startup_ns = s->attached_ns - s->start_ns,
 		.has_exit_status = s->have_child && s->child_status != -1 &&
 				   WIFEXITED(s->child_status),
@@ -447,11 +447,47 @@ int session_cut(struct session *s, const char *command_line, uint64_t since_wall
 	return 0;
 }
 
+int session_reopen(struct session *s)
+{
+	struct session_config cfg = s->cfg;
+	struct collector_opts co = *cfg.co;
+	struct pid_list pids = { 0 };
+	struct child child = s->child;
+	bool have_child = s->have_child;
+	int status = s->child_status, err = 0;
+
+	/* -a and --comm find theirs again; a command's and -p's are those alive */
+	if (have_child || co.pids.nr)
+		err = collect_targets(s->col, &pids);
+	if (err) {
+		pr_err("cannot list the targets: %s", strerror(-err));
+		free(pids.items);
+		return err;
+	}
+	s->have_child = false;	/* not ended with the old session */
+	free(s->reopen_pids.items);
+	free_recorders(s);
+	session_init(s);
+	s->child = child;
+	s->have_child = have_child;
+	s->child_status = status;
+	s->reopen_pids = pids;
+	if (have_child || co.pids.nr) {
+		co.pids = pids;
+		cfg.command = NULL;
+	}
+	s->reopen_co = co;
+	cfg.co = &s->reopen_co;
+	return session_open(s, &cfg);
+}
+
 void session_release(struct session *s)
 {
 	if (s->have_child && s->child_status == -1 && s->child.release_fd >= 0)
 		child_abort(&s->child);
 	free_recorders(s);
+	free(s->reopen_pids.items);
+	s->reopen_pids = (struct pid_list){ 0 };
 }
 
 static volatile sig_atomic_t stop_signal;

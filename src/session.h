@@ -28,6 +28,15 @@ enum session_kind {
 	SESSION_KIND_PROFILE,
 	/* counters only, drained into metrics; lifecycle events to proc_fn */
 	SESSION_KIND_METRICS,
+	/*
+	 * serve with a history: both in one session, so every hook runs once.
+	 * Its stacks are cut into windows (session_cut) and the counters the
+	 * metrics read are drained (collect_drain, task_counts) meanwhile;
+	 * lifecycle events and stalls go to proc_fn and stall_fn. No wait
+	 * rule, no timeline and no per-syscall statistics in the windows,
+	 * which only a whole recording stores.
+	 */
+	SESSION_KIND_RECORDER,
 };
 
 struct session_config {
@@ -35,14 +44,8 @@ struct session_config {
 	const struct collector_opts *co;	/* borrowed for the session's life */
 	char **command;			/* -- COMMAND to start held, or NULL */
 	double interval_s;		/* the timeline's interval (profiles) */
-	/*
-	 * serve's recorder (session_cut): no wait rule, no timeline and no
-	 * per-syscall statistics, which only a whole recording stores, so its
-	 * hooks cost less
-	 */
-	bool windows_only;
-	collect_proc_fn proc_fn;	/* metrics: lifecycle events */
-	collect_stall_fn stall_fn;	/* metrics: event-loop stalls (with proc_arg) */
+	collect_proc_fn proc_fn;	/* metrics, recorder: lifecycle events */
+	collect_stall_fn stall_fn;	/* metrics, recorder: event-loop stalls (with proc_arg) */
 	void *proc_arg;
 };
 
@@ -61,6 +64,9 @@ struct session {
 	int nice;			/* latprof's niceness as started */
 	bool targets_ended;		/* the loop ended because they did */
 	bool stopped;			/* session_stop ran */
+	/* session_reopen: the targets it took over, in place of the config's */
+	struct collector_opts reopen_co;
+	struct pid_list reopen_pids;
 };
 
 /*
@@ -125,6 +131,17 @@ void session_stop(struct session *s);
  */
 int session_cut(struct session *s, const char *command_line, uint64_t since_wall_ns,
 		struct profile **out);
+
+/*
+ * A fresh session in place of @s (a SESSION_KIND_RECORDER one, which keeps
+ * the maps and images of every process it saw, gone ones too, for as long
+ * as it runs): the same options, its targets as they are now (a command it
+ * started stays its child, and the processes it and the -p pids started
+ * stay targets), nothing collected kept. What happens while it opens is
+ * not seen. 0 or -errno (printed): @s is then released, its command
+ * ended.
+ */
+int session_reopen(struct session *s);
 
 /* Free everything; a command never released is killed. */
 void session_release(struct session *s);

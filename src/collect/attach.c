@@ -53,6 +53,22 @@ int collect_add_pid(struct collect *c, pid_t pid)
 	return 0;
 }
 
+static int target_add(void *arg, const void *key, const void *value)
+{
+	struct pid_list *out = arg;
+	int err = array_grow(out, out->nr + 1);
+
+	(void)value;
+	if (!err)
+		out->items[out->nr++] = *(const uint32_t *)key;
+	return err;
+}
+
+int collect_targets(struct collect *c, struct pid_list *out)
+{
+	return collect_map_each(c->skel->maps.procs, target_add, out);
+}
+
 /* CPUs listed in /sys/devices/system/cpu/online, e.g. "0-3,5". */
 static int online_cpus(bool **online, int *nr)
 {
@@ -201,7 +217,8 @@ void collect_detach(struct collect *c)
 
 _Static_assert(LP_STAT_NR <= 32, "a bit per counter in collect_read_stats");
 
-uint32_t collect_read_stats(struct collect *c, struct collect_stats *st)
+/* The kernel's loss counters into @st (zeroed first); a bit set per counter unread. */
+static uint32_t read_losses(struct collect *c, struct collect_stats *st)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(c->skel->maps.stats);
 	uint64_t *vals = ncpu > 0 ? calloc(ncpu, sizeof(*vals)) : NULL;
@@ -219,6 +236,13 @@ uint32_t collect_read_stats(struct collect *c, struct collect_stats *st)
 			st->stat[k] += vals[i];
 	}
 	free(vals);
+	return unread;
+}
+
+uint32_t collect_read_stats(struct collect *c, struct collect_stats *st)
+{
+	uint32_t unread = read_losses(c, st);
+
 	st->procs_seen = proc_images_nr_processes(&c->images);
 	st->images_ended = proc_images_nr_ended(&c->images);
 	st->snapshot_failed = c->images.snapshot_failed;
@@ -228,6 +252,11 @@ uint32_t collect_read_stats(struct collect *c, struct collect_stats *st)
 void collect_get_stats(struct collect *c, struct collect_stats *st)
 {
 	collect_read_stats(c, st);
+}
+
+void collect_get_losses(struct collect *c, struct collect_stats *st)
+{
+	read_losses(c, st);
 }
 
 void collect_free(struct collect *c)

@@ -231,6 +231,20 @@ static void drain_timed(struct collect *c, const struct collect_drain_ops *ops, 
 		ops->offcpu(ops->arg, key->tgid, comm, val->blocked_ns, val->preempted_ns);
 }
 
+static void drain_task(struct collect *c, const struct collect_drain_ops *ops, const void *k,
+		       const void *v)
+{
+	const struct lp_task_count_key *key = k;
+	const struct lp_task_count *val = v;
+	char comm[LP_COMM_LEN + 1] = { 0 };
+
+	memcpy(comm, key->comm, LP_COMM_LEN);
+	if (ops->cpu && val->samples)
+		ops->cpu(ops->arg, key->tgid, comm, val->samples);
+	if (ops->offcpu && (val->blocked_ns || val->preempted_ns))
+		ops->offcpu(ops->arg, key->tgid, comm, val->blocked_ns, val->preempted_ns);
+}
+
 /*
  * What collect_drain last read of block i of sys_fast (serve): its owner,
  * whether it was seen gone, and the sums read of each number, so the next
@@ -466,6 +480,11 @@ int collect_drain(struct collect *c, const struct collect_drain_ops *ops)
 		fast_err = drain_fast(c, ops);
 	if (!err && ops->sys)
 		err = collect_sys_spill(c, true, drain_spilled, (void *)ops);
+	if (c->o.task_counts) {	/* the samples and stacks are the cut's */
+		if (!err && (c->o.cli.modes.cpu || c->o.cli.modes.offcpu))
+			err = drain_map(c, c->skel->maps.task_counts, ops, drain_task);
+		return err ? err : fast_err;
+	}
 	if (!err && c->o.cli.modes.cpu)
 		err = drain_map(c, c->skel->maps.cpu_samples, ops, drain_cpu);
 	if (!err && (c->sys_hooks || c->o.cli.modes.offcpu))

@@ -190,10 +190,10 @@ static int handle_event(struct collect *c, void *data, size_t size)
 		return 0;
 	if (e->type == LP_EVENT_STALL)
 		return size >= sizeof(struct lp_stall_event) ? handle_stall(c, data) : 0;
-	if (c->o.proc_fn) {
+	if (c->o.proc_fn)
 		c->o.proc_fn(c->o.proc_arg, e->type, e->pid, e->comm);
+	if (c->o.proc_events_only)
 		return 0;
-	}
 	switch (e->type) {
 	case LP_EVENT_NEW:
 	case LP_EVENT_EXEC:
@@ -223,7 +223,8 @@ static int handle_event(struct collect *c, void *data, size_t size)
 			pystacks_exited(c->py, e->pid, e->gen);
 		if (size >= sizeof(*pe))
 			tree_exit(c, pe);
-		if (size >= sizeof(*pe) && c->o.cli.modes.syscall)
+		/* drained: the next drain takes them, as any process's */
+		if (size >= sizeof(*pe) && c->o.cli.modes.syscall && !c->o.sys_fast_drain)
 			collect_sys_exited(c, e->pid, e->comm, pe->sys_used);
 		/*
 		 * its times are never read again (a request's are taken at
@@ -571,7 +572,8 @@ int collect_poll(struct collect *c, int timeout_ms)
 		n = awaits_tick(c->awaits, now_ns());
 	/* exits whose events were lost leave their statistics behind */
 	now = now_ns();
-	if (c->o.cli.modes.syscall && !c->o.proc_fn && now - c->last_sweep_ns >= NSEC_PER_SEC) {
+	if (c->o.cli.modes.syscall && !c->o.sys_fast_drain &&
+	    now - c->last_sweep_ns >= NSEC_PER_SEC) {
 		c->last_sweep_ns = now;
 		collect_sys_sweep(c);
 	}

@@ -145,7 +145,6 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		return err;
 	s->rodata->cfg_syscalls = o->cli.modes.syscall;
 	s->rodata->cfg_waits = c->sys_hooks && !o->no_waits;
-	s->rodata->cfg_no_sys_stats = o->no_sys_stats;
 	s->rodata->cfg_offcpu = o->cli.modes.offcpu;
 	s->rodata->cfg_syscall_min_ns = o->cli.min_duration_us * 1000;
 	s->rodata->cfg_offcpu_min_ns = o->cli.min_block_us * 1000;
@@ -170,6 +169,7 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		 c->fast_drain ? ", handed back" : "");
 	s->rodata->cfg_sys_fast_slots = c->fast_slots;
 	s->rodata->cfg_sys_fast_drain = c->fast_drain;
+	s->rodata->cfg_task_counts = o->task_counts;
 	s->rodata->cfg_all = o->cli.all;
 	/* with -a, unwinding our own samples would feed on itself */
 	s->rodata->cfg_self_tgid = getpid();
@@ -245,6 +245,12 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		err = bpf_map__set_max_entries(s->maps.timed_samples, debug_max_entries(
 			o->cli.modes.offcpu || (!o->cli.unwind_dwarf && o->cli.modes.syscall) ?
 			o->max_samples : 1));
+	/* drained every second: a busy machine's threads of a second */
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.task_counts, o->task_counts ?
+					       debug_max_entries(o->max_samples) : 1);
+	if (!err && f->alloc_on_use)
+		err = bpf_map__set_map_flags(s->maps.task_counts, BPF_F_NO_PREALLOC);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.sys_stats, o->cli.modes.syscall ?
 					       debug_max_entries(o->max_sys_stats) : 1);
@@ -487,7 +493,7 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 	if (!c->ustacks || iotrack_init(&c->io, "/proc"))
 		goto fail;
 	/* Python frames ride on copied stacks; serve's metrics session has none */
-	if (o->cli.unwind_dwarf && !o->cli.no_python && !o->proc_fn) {
+	if (o->cli.unwind_dwarf && !o->cli.no_python && !o->proc_events_only) {
 		c->py = pystacks_new((const char *const *)o->cli.debug_dirs.items,
 				     o->cli.debug_dirs.nr);
 		if (!c->py)

@@ -18,6 +18,7 @@
 
 #include "src/history.h"
 #include "src/profile_merge.h"
+#include "src/sysstats.h"
 #include "src/lib/util.h"
 #include "tests/unit/check.h"
 
@@ -27,8 +28,42 @@
 /*
  * Window @i: [T0 + i s, T0 + i + 1 s), one sample of pid 10 in leaf_i
  * (value i + 1 in column "cpu"), one of pid 20 in "shared"; with @await, a
- * column "await" too. @pad_fns functions of padding make it larger.
+ * column "await" too. @pad_fns functions of padding make it larger. Its
+ * syscall statistics: pid 10 (comm "app") made i + 1 reads of 2^i us each
+ * (so the slowest is window i's), pid 20 ("db") one write of 5 us.
  */
+/* One call of @ns by @pid to @name added to @p's statistics. */
+static void sys_add(struct profile *p, uint32_t pid, const char *name, uint64_t ns)
+{
+	struct sys_stats st = { 0 };
+	struct sys_stat s = { .pid = pid };
+	size_t i;
+
+	CHECK(sys_stats_load(p, &st) == 0);
+	for (i = 0; i < st.nr; i++)
+		if (st.items[i].pid == pid && !strcmp(st.items[i].name, name))
+			s = st.items[i];
+	snprintf(s.name, sizeof(s.name), "%s", name);
+	sys_stat_add(&s, ns);
+	CHECK(sys_stat_store(p, &s) == 0);
+	free(st.items);
+}
+
+/* @p's statistics of (@pid, @name), zero when it has none. */
+static struct sys_stat sys_get(const struct profile *p, uint32_t pid, const char *name)
+{
+	struct sys_stats st = { 0 };
+	struct sys_stat s = { 0 };
+	size_t i;
+
+	CHECK(sys_stats_load(p, &st) == 0);
+	for (i = 0; i < st.nr; i++)
+		if (st.items[i].pid == pid && !strcmp(st.items[i].name, name))
+			s = st.items[i];
+	free(st.items);
+	return s;
+}
+
 static struct profile *window(int i, bool await, int pad_fns)
 {
 	struct profile *p = profile_new();
@@ -58,6 +93,11 @@ static struct profile *window(int i, bool await, int pad_fns)
 	}
 	profile_set_meta_u64(p, "freq_hz", 99);
 	profile_set_meta_u64(p, "lost.samples", i);
+	profile_set_meta(p, "proc.10.comm", "app");
+	profile_set_meta(p, "proc.20.comm", "db");
+	for (k = 0; k <= i; k++)
+		sys_add(p, 10, "read", 1000ULL << i);
+	sys_add(p, 20, "write", 5000);
 	p->time_ns = T0 + i * SEC;
 	p->duration_ns = SEC;
 	return p;
@@ -84,8 +124,9 @@ static void test_query(void)
 {
 	struct history_opts o = { .keep_ns = 600 * SEC, .max_bytes = 1 << 20 };
 	struct history *h = history_new(&o);
-	struct profile_merge_filter f = { .pid = 10 };
+	struct profile_merge_filter f = { .pid = 10 }, fc = { .comm = "db" };
 	struct profile *p = NULL;
+	struct sys_stat s;
 	const char *why;
 	int i;
 
@@ -102,9 +143,20 @@ static void test_query(void)
 	CHECK(profile_get_meta_u64(p, "history.windows") == 3);
 	CHECK(profile_get_meta_u64(p, "lost.samples") == 3);	/* the last window's */
 	CHECK(profile_get_meta_u64(p, "freq_hz") == 99);
+	/* syscall statistics add up, not the last window's */
+	s = sys_get(p, 10, "read");
+	CHECK(s.count == 2 + 3 + 4 && s.max_ns == 8000);
+	CHECK(s.total_ns == 2 * 2000 + 3 * 4000 + 4 * 8000);
+	CHECK(sys_stat_quantile_ns(&s, 0.99) == 8000);
+	CHECK(sys_get(p, 20, "write").count == 3);
 	profile_free(p);
 	CHECK(history_query(h, T0, T0 + 10 * SEC, &f, &p, &why) == 0);
 	CHECK(p && p->samples.nr == 5 && column_sum(p, "cpu") == 15);
+	CHECK(sys_get(p, 10, "read").count == 15 && sys_get(p, 20, "write").count == 0);
+	profile_free(p);
+	CHECK(history_query(h, T0, T0 + 10 * SEC, &fc, &p, &why) == 0);
+	CHECK(p && p->samples.nr == 0);	/* these samples have no comm label */
+	CHECK(sys_get(p, 10, "read").count == 0 && sys_get(p, 20, "write").count == 5);
 	profile_free(p);
 	CHECK(history_query(h, T0 + 100 * SEC, T0 + 200 * SEC, NULL, &p, &why) == -ENOENT);
 	CHECK(p == NULL);
