@@ -347,7 +347,7 @@ static int serve_reopen(struct serve *s)
 	pthread_mutex_unlock(&s->lock);
 	if (err)
 		return err;
-	pr_debug("a fresh session after processes gone");
+	pr_info("history: a fresh session, the last one kept too many processes gone");
 	serve_history_restart(s->recorder);
 	return 0;
 }
@@ -454,6 +454,7 @@ static int serve_new_history(struct serve *s)
 int serve_run(const struct serve_opts *o)
 {
 	struct serve s = { .o = o, .co = o->co };
+	pthread_mutexattr_t attr;
 	struct utsname u;
 	int err;
 
@@ -464,7 +465,14 @@ int serve_run(const struct serve_opts *o)
 		pr_warn("serve needs root or CAP_BPF and CAP_PERFMON");
 	if (!uname(&u))
 		snprintf(s.kernel, sizeof(s.kernel), "%s", u.release);
-	pthread_mutex_init(&s.lock, NULL);
+	/*
+	 * recursive: a reopening, under the lock, detaches the old session,
+	 * whose last lifecycle events reach on_proc_event, which locks
+	 */
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&s.lock, &attr);
+	pthread_mutexattr_destroy(&attr);
 	s.metrics = metrics_new(SERVE_MAX_SERIES, o->series_ttl_ns);
 	if (!s.metrics) {
 		err = -errno;

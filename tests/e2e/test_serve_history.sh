@@ -8,7 +8,10 @@
 # latency to stall_in_lock, within 85-110% of the fixture's own total (most
 # of the profile's latency); one
 # for the quiet seconds before the spike has CPU in handle_request and no
-# stall_in_lock at all. Then the requests' rules: history=1&seconds=3 is a
+# stall_in_lock at all. The windows hold the syscall statistics too: the
+# spike's clock_nanosleep calls of 16 ms or more add up to the fixture's
+# time in stall_in_lock (85-110%), the quiet seconds have none that long.
+# Then the requests' rules: history=1&seconds=3 is a
 # profile; start after end, hz with a history request, a window before the
 # agent started (404) are refused; the flame graph of the spike has the
 # frame. Window and look-back are short so the test takes ~20 s.
@@ -54,6 +57,25 @@ profile_meta "$WORKDIR/spike.pb.gz" >"$WORKDIR/spike.meta"
 grep -q '^history.windows=' "$WORKDIR/spike.meta" || fail "no history.windows in the profile's metadata"
 grep -q '^freq_hz=199$' "$WORKDIR/spike.meta" || fail "the history profile lacks record's metadata (freq_hz=199)"
 
+# long_sleeps FILE: the count and total ns of the fixture's clock_nanosleep
+# calls of 16 ms or more, from the histogram of a profile's statistics
+long_sleeps()
+{
+	"$LATPROF" export --format json -o "$WORKDIR/stats.json" "$1" ||
+		fail "export --format json $1 failed"
+	json_py "$WORKDIR/stats.json" '
+n = ns = 0
+for s in j.get("syscalls", []):
+    if s.get("pid") == '"$fixture"' and s.get("name") == "clock_nanosleep":
+        for b in s["hist"]:
+            if b["low_us"] >= 16384: n += b["count"]; ns += b["sum_ns"]
+print(n, ns)'
+}
+read -r n_long ns_long < <(long_sleeps "$WORKDIR/spike.pb.gz")
+r_sys=$(ratio "$ns_long" "$stall_ns")
+info "[T-5 s, T+10 s] statistics: $n_long clock_nanosleep calls of 16 ms or more, $ns_long ns (ratio $r_sys)"
+in_range "$r_sys" 0.85 1.10 || { json_syscalls_of "$WORKDIR/stats.json" "$fixture"; fail "the spike's syscall statistics hold $r_sys of the fixture's stall in calls of 16 ms or more, want 0.85..1.10"; }
+
 # the quiet seconds: from the fixture's start to a second before the spike
 curl -s --max-time 20 -o "$WORKDIR/quiet.pb.gz" -w '%{http_code}' \
 	"$base/debug/pprof/profile?start=$(calc "$t_begin + 0.5")&end=$(calc "$t_s - 1")" >"$WORKDIR/code"
@@ -65,6 +87,11 @@ q_cpu=$(folded_sum "$WORKDIR/quiet.cpu" spike handle_request)
 info "quiet seconds: stall_in_lock ${q_stall:-0} ns, handle_request ${q_cpu} CPU samples"
 [ "${q_stall:-0}" = 0 ] || fail "the quiet seconds charge ${q_stall} ns to stall_in_lock"
 [ "$q_cpu" -gt 0 ] || fail "the quiet seconds have no CPU sample in handle_request (an empty profile proves nothing)"
+read -r n_long ns_long < <(long_sleeps "$WORKDIR/quiet.pb.gz")
+q_calls=$(json_syscall "$WORKDIR/stats.json" "$fixture" clock_nanosleep count)
+info "quiet seconds' statistics: ${q_calls:-0} clock_nanosleep calls, $n_long of 16 ms or more"
+[ "${q_calls:-0}" -gt 100 ] || fail "the quiet seconds hold ${q_calls:-0} clock_nanosleep calls (an empty window proves nothing)"
+[ "$n_long" = 0 ] || { json_syscalls_of "$WORKDIR/stats.json" "$fixture"; fail "the quiet seconds hold $n_long clock_nanosleep calls of 16 ms or more"; }
 
 c=$(http_code "$base/debug/pprof/profile?history=1&seconds=3")
 [ "$c" = 200 ] || fail "history=1&seconds=3: HTTP $c"
