@@ -12,8 +12,8 @@
 #   -d  duration (default 1800: 30 minutes)
 #   -w  warm-up excluded from the growth figure (default 300, at most d/2)
 #   -F  the agent's sampling rate (default: serve's)
-#   -m  a 10-minute history (--history 10; off by default) with this memory
-#       cap, --history-max-mb
+#   -m  the history's memory cap, --history-max-mb (its look-back: the default 10
+#       minutes)
 #   -o  keep the logs and rss.csv there (default: a temp dir, printed)
 # Needs root, a built latprof (make) and fixtures (make fixtures), curl.
 set -u
@@ -27,7 +27,7 @@ while getopts "d:w:F:m:o:" c; do
 	d) DURATION=$OPTARG ;;
 	w) WARMUP=$OPTARG ;;
 	F) AGENT_ARGS+=(-F "$OPTARG") ;;
-	m) AGENT_ARGS+=(--history 10 --history-max-mb "$OPTARG"); CAP_MB=$OPTARG ;;
+	m) AGENT_ARGS+=(--history-max-mb "$OPTARG"); CAP_MB=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	*) sed -n '2,18p' "$0"; exit 2 ;;
 	esac

@@ -138,8 +138,8 @@ int session_cut(struct session *s, const char *command_line, uint64_t since_wall
  * as it runs): the same options, its targets as they are now (a command it
  * started stays its child, and the processes it and the -p pids started
  * stay targets), nothing collected kept. What happens while it opens is
- * not seen. 0 or -errno (printed): @s is then released, its command
- * ended.
+ * not seen. 0 or -errno (printed): the caller ends @s as one that did not
+ * open (its command is still its child).
  */
 int session_reopen(struct session *s);
 
