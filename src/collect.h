@@ -249,6 +249,12 @@ struct proc_tree *collect_procs(struct collect *c);
 /* Event-loop stalls a recording keeps (src/stalls.h); later ones are counted */
 #define COLLECT_MAX_STALLS 100000
 
+/*
+ * (process, thread name) pairs of task_counts (serve's drain takes them
+ * every second; a new pair past it counts in lost.samples_dropped_map_full)
+ */
+#define COLLECT_TASK_COUNTS 16384
+
 /* Python threads whose GIL waits are kept (struct lp_gil_thread each) */
 #define COLLECT_GIL_THREADS 16384
 

@@ -245,10 +245,10 @@ static int configure(struct collect *c, const struct collect_opts *o,
 		err = bpf_map__set_max_entries(s->maps.timed_samples, debug_max_entries(
 			o->cli.modes.offcpu || (!o->cli.unwind_dwarf && o->cli.modes.syscall) ?
 			o->max_samples : 1));
-	/* drained every second: a busy machine's threads of a second */
+	/* drained every second: the (process, thread name) pairs of a busy second */
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.task_counts, o->task_counts ?
-					       debug_max_entries(o->max_samples) : 1);
+					       debug_max_entries(COLLECT_TASK_COUNTS) : 1);
 	if (!err && f->alloc_on_use)
 		err = bpf_map__set_map_flags(s->maps.task_counts, BPF_F_NO_PREALLOC);
 	if (!err)
