@@ -27,11 +27,16 @@ struct history_window {
 	char *path;			/* owned; the spilled file, or NULL */
 };
 
+struct history_windows {
+	struct history_window *items;
+	size_t nr, alloc;
+};
+
 struct history {
 	struct history_opts o;
 	char *spill_dir;		/* owned copy */
 	pthread_mutex_t lock;
-	struct { struct history_window *items; size_t nr, alloc; } windows;	/* oldest first */
+	struct history_windows windows;	/* oldest first */
 	struct history_stats st;
 };
 
@@ -233,30 +238,79 @@ static int query_meta(struct profile *p, uint64_t first_ns, uint64_t last_ns, ui
 	return err;
 }
 
-/* The windows of [@start_ns, @end_ns) into @into; h->lock held. */
-static int history_merge(struct history *h, uint64_t start_ns, uint64_t end_ns,
-			 const struct profile_merge_filter *f, struct profile *into,
-			 const char **why)
+/*
+ * Copies of the windows overlapping [@start_ns, @end_ns) into @out, so the
+ * merge runs without h->lock: the agent keeps adding windows meanwhile.
+ */
+static int history_copy(struct history *h, uint64_t start_ns, uint64_t end_ns,
+			struct history_windows *out)
 {
-	uint64_t first_ns = 0, last_ns = 0, n = 0;
-	struct profile *p = NULL;
+	struct history_window c;
 	size_t i;
 	int err = 0;
 
+	pthread_mutex_lock(&h->lock);
 	for (i = 0; !err && i < h->windows.nr; i++) {
 		const struct history_window *w = &h->windows.items[i];
 
 		if (w->end_ns <= start_ns || w->start_ns >= end_ns)
 			continue;
+		c = (struct history_window){ .start_ns = w->start_ns, .end_ns = w->end_ns,
+					     .len = w->len };
+		if (w->buf)
+			c.buf = malloc(w->len ? w->len : 1);
+		else
+			c.path = strdup(w->path);
+		if (c.buf)
+			memcpy(c.buf, w->buf, w->len);
+		err = (c.buf || c.path) ? array_grow(out, out->nr + 1) : -ENOMEM;
+		if (!err)
+			out->items[out->nr++] = c;
+		else {
+			free(c.buf);
+			free(c.path);
+		}
+	}
+	pthread_mutex_unlock(&h->lock);
+	return err;
+}
+
+/*
+ * The windows copied into @into. A spilled one the directory's cap removed
+ * meanwhile is left out.
+ */
+static int history_merge(const struct history_windows *ws,
+			 const struct profile_merge_filter *f, struct profile *into,
+			 const char **why)
+{
+	uint64_t first_ns = 0, last_ns = 0, n = 0;
+	struct sys_sum sys = { 0 };
+	struct profile *p = NULL;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < ws->nr; i++) {
+		const struct history_window *w = &ws->items[i];
+
 		err = window_read(w, &p, why);
+		if (err == -ENOENT && !w->buf) {
+			err = 0;
+			*why = NULL;
+			continue;
+		}
 		if (!err)
 			err = profile_merge(into, p, f);
+		if (!err)
+			err = profile_merge_sys(&sys, p, f);
 		profile_free(p);
 		p = NULL;
 		if (!n++)
 			first_ns = w->start_ns;
 		last_ns = w->end_ns;
 	}
+	if (!err)
+		err = sys_sum_store(&sys, into);
+	sys_sum_release(&sys);
 	if (!err && !n)
 		return -ENOENT;
 	return err ? err : query_meta(into, first_ns, last_ns, n);
@@ -265,16 +319,22 @@ static int history_merge(struct history *h, uint64_t start_ns, uint64_t end_ns,
 int history_query(struct history *h, uint64_t start_ns, uint64_t end_ns,
 		  const struct profile_merge_filter *f, struct profile **out, const char **why)
 {
+	struct history_windows ws = { 0 };
 	struct profile *p = profile_new();
+	size_t i;
 	int err = p ? 0 : -ENOMEM;
 
 	*out = NULL;
 	*why = NULL;
-	if (!err) {
-		pthread_mutex_lock(&h->lock);
-		err = history_merge(h, start_ns, end_ns, f, p, why);
-		pthread_mutex_unlock(&h->lock);
+	if (!err)
+		err = history_copy(h, start_ns, end_ns, &ws);
+	if (!err)
+		err = history_merge(&ws, f, p, why);
+	for (i = 0; i < ws.nr; i++) {
+		free(ws.items[i].buf);
+		free(ws.items[i].path);
 	}
+	free(ws.items);
 	if (err) {
 		profile_free(p);
 		return err;

@@ -171,15 +171,6 @@ static int merge_samples(struct profile *into, const struct profile *from, struc
 	return err;
 }
 
-static int sys_stat_cmp(const void *a, const void *b)
-{
-	const struct sys_stat *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 /* Does process @pid of @from pass @f (its comm from "proc.PID.comm")? */
 static bool pid_passes(const struct profile *from, uint32_t pid,
 		       const struct profile_merge_filter *f)
@@ -198,48 +189,30 @@ static bool pid_passes(const struct profile *from, uint32_t pid,
 	return comm && !strcmp(comm, f->comm);
 }
 
-/*
- * The per-syscall statistics of @from's processes that pass @f added to
- * @into's (@old: @into's, sorted, read before @from's metadata came).
- */
-static int merge_sys_stats(struct profile *into, const struct profile *from,
-			   const struct sys_stats *old, const struct profile_merge_filter *f)
+int profile_merge_sys(struct sys_sum *sum, const struct profile *from,
+		      const struct profile_merge_filter *f)
 {
 	struct sys_stats add = { 0 };
-	const struct sys_stat *was;
-	struct sys_stat sum;
 	size_t i;
 	int err = sys_stats_load(from, &add);
 
-	for (i = 0; !err && i < add.nr; i++) {
-		if (!pid_passes(from, add.items[i].pid, f))
-			continue;
-		sum = add.items[i];
-		was = bsearch(&sum, old->items, old->nr, sizeof(*old->items), sys_stat_cmp);
-		if (was)
-			sys_stat_merge(&sum, was);
-		err = sys_stat_store(into, &sum);
-	}
+	for (i = 0; !err && i < add.nr; i++)
+		if (pid_passes(from, add.items[i].pid, f))
+			err = sys_sum_add(sum, &add.items[i]);
 	free(add.items);
 	return err;
 }
 
-/* @from's metadata but its syscall statistics into @into's (the union). */
-static int merge_meta(struct profile *into, const struct profile *from,
-		      const struct profile_merge_filter *f)
+/* @from's metadata into @into's (the union), but its syscall statistics. */
+static int merge_meta(struct profile *into, const struct profile *from)
 {
-	struct sys_stats old = { 0 };
 	size_t i;
-	int err = sys_stats_load(into, &old);
+	int err = 0;
 
-	array_sort(old.items, old.nr, sizeof(*old.items), sys_stat_cmp);
 	for (i = 0; !err && i < from->meta.nr; i++)
 		if (strncmp(from->meta.items[i].key, MERGE_SYS_PREFIX, strlen(MERGE_SYS_PREFIX)))
 			err = profile_set_meta(into, from->meta.items[i].key,
 					       from->meta.items[i].value);
-	if (!err)
-		err = merge_sys_stats(into, from, &old, f);
-	free(old.items);
 	return err;
 }
 
@@ -276,7 +249,7 @@ int profile_merge(struct profile *into, const struct profile *from,
 	if (!err)
 		err = merge_samples(into, from, &m, f);
 	if (!err)
-		err = merge_meta(into, from, f);
+		err = merge_meta(into, from);
 	merge_ids_release(&m);
 	return err;
 }

@@ -5,8 +5,10 @@
  * summed (readers add up equal stacks); mappings, functions and locations
  * are shared where equal; a column one profile lacks is zero in its
  * samples; metadata is the union, a later profile's value replacing an
- * earlier one's (loss counters are cumulative: the last window's are the
- * agent's so far). The profile's time and duration are the caller's.
+ * earlier one's (loss counters are the agent's session's so far: the last
+ * window's are the latest), except the per-syscall statistics, which add
+ * up: the caller sums them apart (profile_merge_sys) and stores the sums
+ * once. The profile's time and duration are the caller's.
  */
 #ifndef LATPROF_PROFILE_MERGE_H
 #define LATPROF_PROFILE_MERGE_H
@@ -14,6 +16,7 @@
 #include <sys/types.h>
 
 #include "src/profile.h"
+#include "src/sysstats.h"
 
 /* Which samples to take; zero: every sample. */
 struct profile_merge_filter {
@@ -27,5 +30,13 @@ struct profile_merge_filter {
  */
 int profile_merge(struct profile *into, const struct profile *from,
 		  const struct profile_merge_filter *f);
+
+/*
+ * Add @from's per-syscall statistics of the processes that pass @f (NULL:
+ * all; a comm is a process's, "proc.PID.comm") to @sum (sysstats.h), for
+ * sys_sum_store once every profile is merged. 0 or -ENOMEM.
+ */
+int profile_merge_sys(struct sys_sum *sum, const struct profile *from,
+		      const struct profile_merge_filter *f);
 
 #endif

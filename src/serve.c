@@ -33,6 +33,7 @@
 /* The loop's tick: a history window ends within it of its time. */
 #define SERVE_TICK_MS 100
 #define SERVE_DRAIN_NS NSEC_PER_SEC
+#define SERVE_REOPEN_RETRY_S 60
 
 static volatile sig_atomic_t serve_stop;
 
@@ -52,6 +53,8 @@ struct serve {
 	struct serve_history *recorder;
 	uint64_t next_drain_ns;
 	uint64_t started_ns;		/* the first attach */
+	uint64_t lost_base[LP_STAT_NR];	/* the loss counters of the sessions before */
+	uint64_t reopen_retry_ns;	/* a reopening failed: not before then */
 	uint64_t drain_errors;
 	char kernel[128];
 };
@@ -216,7 +219,7 @@ static int serve_write_metrics(void *arg, FILE *out)
 		if (i == LP_STAT_SAMPLES || i == LP_STAT_EVENTS)
 			continue;
 		names[a.nr_lost] = collect_stat_name(i);
-		lost[a.nr_lost++] = st.stat[i];
+		lost[a.nr_lost++] = s->lost_base[i] + st.stat[i];
 	}
 	a.cpu_ns = agent_cpu_ns();
 	a.rss_bytes = rss_bytes();
@@ -333,23 +336,47 @@ static int serve_start_recorder(struct serve *s)
 }
 
 /*
- * The session keeps too many processes gone: a fresh one, the metrics
- * drained of the old one first. 0 or -errno (printed): serve ends.
+ * session_reopen's last look at the old session, s->lock held: what it
+ * counted since the last drain, and its loss counters, which the fresh
+ * session's start from zero.
  */
-static int serve_reopen(struct serve *s)
+static void serve_before_release(void *arg, struct session *old)
 {
+	struct serve *s = arg;
+	struct collect_stats st;
+	int i;
+
+	if (serve_drain_locked(s))
+		s->drain_errors++;
+	collect_get_losses(old->col, &st);
+	for (i = 0; i < LP_STAT_NR; i++)
+		s->lost_base[i] += st.stat[i];
+}
+
+/*
+ * The session keeps too many processes gone: a fresh one takes over, the
+ * old one drained last. One that cannot open leaves the old one running,
+ * tried again a minute later (its memory grows meanwhile). Cannot fail.
+ */
+static void serve_reopen(struct serve *s)
+{
+	uint64_t t = now_ns();
 	int err;
 
+	if (s->reopen_retry_ns && t < s->reopen_retry_ns)
+		return;
 	pthread_mutex_lock(&s->lock);
-	err = serve_drain_locked(s);
-	if (!err)
-		err = session_reopen(&s->sess);
+	err = session_reopen(&s->sess, serve_before_release, s);
 	pthread_mutex_unlock(&s->lock);
-	if (err)
-		return err;
+	if (err) {
+		pr_warn("history: the session goes on; a fresh one is tried in %d s",
+			SERVE_REOPEN_RETRY_S);
+		s->reopen_retry_ns = t + SERVE_REOPEN_RETRY_S * NSEC_PER_SEC;
+		return;
+	}
+	s->reopen_retry_ns = 0;
 	pr_info("history: a fresh session, the last one kept too many processes gone");
 	serve_history_restart(s->recorder);
-	return 0;
 }
 
 /* Every SERVE_TICK_MS: a drain every second, a history window when it ends. */
@@ -361,10 +388,16 @@ static int serve_tick(void *arg)
 
 	if (t >= s->next_drain_ns) {
 		s->next_drain_ns = t + SERVE_DRAIN_NS;
-		err = drain_tick(s);
+		/*
+		 * the lifecycle events first: after a window's cut, those of
+		 * processes gone since would name their counts "unknown"
+		 */
+		err = collect_poll(s->sess.col, 0);
+		if (!err)
+			err = drain_tick(s);
 	}
 	if (!err && s->recorder && serve_history_tick(s->recorder, &s->sess) == -EAGAIN)
-		err = serve_reopen(s);
+		serve_reopen(s);
 	return err;
 }
 

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * `latprof serve`, the agent: one metrics session (session.h) for the
- * agent's life, whose in-kernel counters are drained into struct metrics
- * every second and at every scrape, no stacks kept; and the HTTP server
- * (serve_http.h), which records one profile session per profile request.
- * It ends on SIGINT/SIGTERM, or when a -- COMMAND exits, then stops the
- * HTTP server and detaches every BPF program.
+ * `latprof serve`, the agent: one session (session.h) for the agent's
+ * life, whose in-kernel counters are drained into struct metrics every
+ * second and at every scrape: with a history a recorder, whose stacks are
+ * cut into the history's windows (serve_history.h), replaced by a fresh
+ * one when it holds too many processes gone; with --history 0 a metrics
+ * session, no stacks kept. And the HTTP server (serve_http.h), which
+ * records one profile session per profile request and answers from the
+ * history. It ends on SIGINT/SIGTERM, or when a -- COMMAND exits, then
+ * stops the HTTP server and detaches every BPF program.
  */
 #ifndef LATPROF_SERVE_H
 #define LATPROF_SERVE_H

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/lib/hashmap.h"
-#include "src/lib/strtab.h"
 #include "src/lib/util.h"
 
 /*
@@ -28,11 +26,8 @@ struct serve_history {
 	struct serve_history_config cfg;
 	uint64_t since_wall_ns;		/* the window being recorded began */
 	uint64_t due_ns;		/* CLOCK_MONOTONIC: it ends */
-	/* the window's syscall statistics, by (interned name, pid) */
 	pthread_mutex_t lock;
-	struct sys_stats sys;
-	struct hashmap sys_idx;		/* (name, pid, 0) -> index in sys + 1 */
-	struct strtab *names;
+	struct sys_sum sys;		/* the window's syscall statistics, summed */
 	bool sys_lost;			/* one could not be kept: said once */
 };
 
@@ -42,12 +37,6 @@ struct serve_history *serve_history_new(const struct serve_history_config *cfg)
 
 	if (!sh)
 		return NULL;
-	sh->names = strtab_new();
-	if (!sh->names) {
-		free(sh);
-		errno = ENOMEM;
-		return NULL;
-	}
 	pthread_mutex_init(&sh->lock, NULL);
 	sh->cfg = *cfg;
 	serve_history_restart(sh);
@@ -59,34 +48,23 @@ void serve_history_free(struct serve_history *sh)
 {
 	if (!sh)
 		return;
-	free(sh->sys.items);
-	hashmap_release(&sh->sys_idx);
-	strtab_free(sh->names);
+	sys_sum_release(&sh->sys);
 	pthread_mutex_destroy(&sh->lock);
 	free(sh);
 }
 
+void serve_history_restart(struct serve_history *sh)
+{
+	sh->since_wall_ns = wall_ns();
+	sh->due_ns = now_ns() + sh->cfg.window_ns;
+}
+
 int serve_history_add_sys(struct serve_history *sh, const struct sys_stat *st)
 {
-	const char *name;
-	uint64_t i;
-	int err = 0;
+	int err;
 
 	pthread_mutex_lock(&sh->lock);
-	name = strtab_intern(sh->names, st->name);
-	i = name ? HASHMAP_TO_NUM(hashmap_get(&sh->sys_idx, name, st->pid, 0)) : 0;
-	if (!name) {
-		err = -ENOMEM;
-	} else if (i) {
-		sys_stat_merge(&sh->sys.items[i - 1], st);
-	} else {
-		err = array_grow(&sh->sys, sh->sys.nr + 1);
-		if (!err)
-			err = hashmap_put(&sh->sys_idx, name, st->pid, 0,
-					  HASHMAP_NUM(sh->sys.nr + 1));
-		if (!err)
-			sh->sys.items[sh->sys.nr++] = *st;
-	}
+	err = sys_sum_add(&sh->sys, st);
 	if (err && !sh->sys_lost) {
 		sh->sys_lost = true;
 		pr_warn("history: a window's syscall statistics incomplete: %s", strerror(-err));
@@ -96,27 +74,19 @@ int serve_history_add_sys(struct serve_history *sh, const struct sys_stat *st)
 }
 
 /*
- * The window's statistics into @p (NULL: a window lost), and the next
- * window's start empty. 0 or -ENOMEM.
+ * The window's statistics, taken (the caller releases them): the next
+ * window's start empty, its memory as large as it needs, not as the
+ * largest window's.
  */
-static int window_sys_store(struct serve_history *sh, struct profile *p)
+static struct sys_sum window_sys_take(struct serve_history *sh)
 {
-	size_t i;
-	int err = 0;
+	struct sys_sum sum;
 
 	pthread_mutex_lock(&sh->lock);
-	for (i = 0; p && !err && i < sh->sys.nr; i++)
-		err = sys_stat_store(p, &sh->sys.items[i]);
-	sh->sys.nr = 0;
-	hashmap_release(&sh->sys_idx);
+	sum = sh->sys;
+	sh->sys = (struct sys_sum){ 0 };
 	pthread_mutex_unlock(&sh->lock);
-	return err;
-}
-
-void serve_history_restart(struct serve_history *sh)
-{
-	sh->since_wall_ns = wall_ns();
-	sh->due_ns = now_ns() + sh->cfg.window_ns;
+	return sum;
 }
 
 /* Does the session keep so many processes gone that a fresh one should take over? */
@@ -132,6 +102,7 @@ int serve_history_tick(struct serve_history *sh, struct session *s)
 {
 	struct profile *p = NULL;
 	uint64_t t = now_ns(), wall = wall_ns();
+	struct sys_sum sys;
 	int err;
 
 	if (t < sh->due_ns)
@@ -142,10 +113,13 @@ int serve_history_tick(struct serve_history *sh, struct session *s)
 		sh->due_ns = t + sh->cfg.window_ns;
 	if (sh->cfg.drain)
 		sh->cfg.drain(sh->cfg.arg);
+	/* what drains during the cut (a scrape's) is the next window's */
+	sys = window_sys_take(sh);
 	err = session_cut(s, sh->cfg.command_line, sh->since_wall_ns, &p);	/* printed */
 	sh->since_wall_ns = wall;
-	if (window_sys_store(sh, err ? NULL : p))
+	if (!err && sys_sum_store(&sys, p))
 		pr_warn("history: a window without its syscall statistics: %s", strerror(ENOMEM));
+	sys_sum_release(&sys);
 	if (!err) {
 		err = history_add(sh->cfg.history, p, wall);
 		if (err)

@@ -447,38 +447,63 @@ int session_cut(struct session *s, const char *command_line, uint64_t since_wall
 	return 0;
 }
 
-int session_reopen(struct session *s)
+/* The targets of @s now, those gone since its events were read left out. */
+static int live_targets(struct session *s, struct pid_list *out)
+{
+	struct pid_list all = { 0 };
+	size_t i;
+	int err = collect_targets(s->col, &all);
+
+	for (i = 0; !err && i < all.nr; i++) {
+		if (kill(all.items[i], 0) && errno == ESRCH)
+			continue;
+		err = array_grow(out, out->nr + 1);
+		if (!err)
+			out->items[out->nr++] = all.items[i];
+	}
+	free(all.items);
+	return err;
+}
+
+int session_reopen(struct session *s, void (*before_release)(void *arg, struct session *old),
+		   void *arg)
 {
 	struct session_config cfg = s->cfg;
-	struct collector_opts co = *cfg.co;
-	struct pid_list pids = { 0 };
-	struct child child = s->child;
-	bool have_child = s->have_child;
-	int status = s->child_status, err = 0;
+	struct collector_opts *co = malloc(sizeof(*co));
+	struct session fresh;
+	int err = co ? 0 : -ENOMEM;
 
+	session_init(&fresh);
+	fresh.reopen_co = co;
+	if (co) {
+		*co = *cfg.co;
+		cfg.co = co;
+	}
 	/* -a and --comm find theirs again; a command's and -p's are those alive */
-	if (have_child || co.pids.nr)
-		err = collect_targets(s->col, &pids);
-	if (err) {
+	if (!err && (s->have_child || co->pids.nr)) {
+		err = live_targets(s, &fresh.reopen_pids);
+		co->pids = fresh.reopen_pids;
+		cfg.command = NULL;
+		if (!err && !co->pids.nr)
+			pr_warn("no target left to trace");
+	}
+	if (err)
 		pr_err("cannot list the targets: %s", strerror(-err));
-		free(pids.items);
+	if (!err)
+		err = session_open(&fresh, &cfg);	/* printed */
+	if (err) {
+		session_release(&fresh);
 		return err;
 	}
+	if (before_release)
+		before_release(arg, s);
+	fresh.child = s->child;
+	fresh.have_child = s->have_child;
+	fresh.child_status = s->child_status;
 	s->have_child = false;	/* not ended with the old session */
-	free(s->reopen_pids.items);
-	free_recorders(s);
-	session_init(s);
-	s->child = child;
-	s->have_child = have_child;
-	s->child_status = status;
-	s->reopen_pids = pids;
-	if (have_child || co.pids.nr) {
-		co.pids = pids;
-		cfg.command = NULL;
-	}
-	s->reopen_co = co;
-	cfg.co = &s->reopen_co;
-	return session_open(s, &cfg);
+	session_release(s);
+	*s = fresh;
+	return 0;
 }
 
 void session_release(struct session *s)
@@ -488,6 +513,8 @@ void session_release(struct session *s)
 	free_recorders(s);
 	free(s->reopen_pids.items);
 	s->reopen_pids = (struct pid_list){ 0 };
+	free(s->reopen_co);
+	s->reopen_co = NULL;
 }
 
 static volatile sig_atomic_t stop_signal;

@@ -33,8 +33,8 @@ enum session_kind {
 	 * Its stacks are cut into windows (session_cut) and the counters the
 	 * metrics read are drained (collect_drain, task_counts) meanwhile;
 	 * lifecycle events and stalls go to proc_fn and stall_fn. No wait
-	 * rule, no timeline and no per-syscall statistics in the windows,
-	 * which only a whole recording stores.
+	 * rule and no timeline, which only a whole recording stores; the
+	 * statistics go to the drain, not into the cut.
 	 */
 	SESSION_KIND_RECORDER,
 };
@@ -64,8 +64,8 @@ struct session {
 	int nice;			/* latprof's niceness as started */
 	bool targets_ended;		/* the loop ended because they did */
 	bool stopped;			/* session_stop ran */
-	/* session_reopen: the targets it took over, in place of the config's */
-	struct collector_opts reopen_co;
+	/* session_reopen: the options with the targets it took over (owned) */
+	struct collector_opts *reopen_co;
 	struct pid_list reopen_pids;
 };
 
@@ -136,12 +136,16 @@ int session_cut(struct session *s, const char *command_line, uint64_t since_wall
  * A fresh session in place of @s (a SESSION_KIND_RECORDER one, which keeps
  * the maps and images of every process it saw, gone ones too, for as long
  * as it runs): the same options, its targets as they are now (a command it
- * started stays its child, and the processes it and the -p pids started
- * stay targets), nothing collected kept. What happens while it opens is
- * not seen. 0 or -errno (printed): the caller ends @s as one that did not
- * open (its command is still its child).
+ * started stays its child, and the live processes it and the -p pids
+ * started stay targets; -a and --comm find theirs), nothing collected
+ * kept. The fresh one is opened and attached while @s still runs, then
+ * @before_release (NULL: none) is called with @s, for a last look at what
+ * it counted, and @s is released: nothing happens unseen between them
+ * (what happens while both run is seen by both). 0, or -errno (printed)
+ * with @s left as it was.
  */
-int session_reopen(struct session *s);
+int session_reopen(struct session *s, void (*before_release)(void *arg, struct session *old),
+		   void *arg);
 
 /* Free everything; a command never released is killed. */
 void session_release(struct session *s);

@@ -225,3 +225,45 @@ uint64_t sys_stat_quantile_ns(const struct sys_stat *s, double q)
 	}
 	return s->max_ns;
 }
+
+int sys_sum_add(struct sys_sum *sum, const struct sys_stat *s)
+{
+	const char *name;
+	uint64_t i;
+	int err;
+
+	if (!sum->names && !(sum->names = strtab_new()))
+		return -ENOMEM;
+	name = strtab_intern(sum->names, s->name);
+	if (!name)
+		return -ENOMEM;
+	i = HASHMAP_TO_NUM(hashmap_get(&sum->idx, name, s->pid, 0));
+	if (i) {
+		sys_stat_merge(&sum->st.items[i - 1], s);
+		return 0;
+	}
+	err = array_grow(&sum->st, sum->st.nr + 1);
+	if (!err)
+		err = hashmap_put(&sum->idx, name, s->pid, 0, HASHMAP_NUM(sum->st.nr + 1));
+	if (!err)
+		sum->st.items[sum->st.nr++] = *s;
+	return err;
+}
+
+int sys_sum_store(const struct sys_sum *sum, struct profile *p)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < sum->st.nr; i++)
+		err = sys_stat_store(p, &sum->st.items[i]);
+	return err;
+}
+
+void sys_sum_release(struct sys_sum *sum)
+{
+	free(sum->st.items);
+	hashmap_release(&sum->idx);
+	strtab_free(sum->names);
+	*sum = (struct sys_sum){ 0 };
+}

@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "src/profile.h"
+#include "src/lib/hashmap.h"
+#include "src/lib/strtab.h"
 
 /* hist[0]: under 1 us; hist[i]: [2^(i-1), 2^i) us; the last slot is open-ended. */
 #define SYS_HIST_SLOTS 32
@@ -62,6 +64,23 @@ void sys_stat_merge(struct sys_stat *into, const struct sys_stat *from);
 void sys_stat_sub(struct sys_stat *into, const struct sys_stat *from);
 /* Count one duration of @ns in @s, in the kernel's buckets (lp_hist_slot). */
 void sys_stat_add(struct sys_stat *s, uint64_t ns);
+
+/*
+ * Statistics summed by (pid, name) as they come: serve's windows from its
+ * drains, a history query from its windows. Zero-initialized is empty.
+ */
+struct sys_sum {
+	struct sys_stats st;
+	struct hashmap idx;		/* (interned name, pid, 0) -> index in st + 1 */
+	struct strtab *names;
+};
+
+/* Add @s to its (pid, name)'s sum. 0 or -ENOMEM (then not added). */
+int sys_sum_add(struct sys_sum *sum, const struct sys_stat *s);
+/* Store every sum in @p's metadata. 0 or -ENOMEM. */
+int sys_sum_store(const struct sys_sum *sum, struct profile *p);
+/* Free it; it is empty again. */
+void sys_sum_release(struct sys_sum *sum);
 
 /* Bounds of histogram slot @slot in microseconds: [*low, *high). */
 void sys_hist_bucket_us(unsigned int slot, uint64_t *low, uint64_t *high);

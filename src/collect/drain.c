@@ -273,10 +273,15 @@ static uint64_t since(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* @cur minus @prev (NULL: nothing before) into @out; the max is the running one. */
+/*
+ * @cur minus @prev (NULL: nothing before) into @out. The block keeps a
+ * running max: bounded by the slowest bucket of the difference, so a
+ * window's max is not a call from long before it.
+ */
 static void sys_stat_delta(const struct sys_stat *cur, const struct sys_stat *prev,
 			   struct sys_stat *out)
 {
+	uint64_t low, high;
 	int j;
 
 	*out = *cur;
@@ -290,6 +295,15 @@ static void sys_stat_delta(const struct sys_stat *cur, const struct sys_stat *pr
 		out->hist[j] = since(cur->hist[j], prev->hist[j]);
 		out->hist_ns[j] = since(cur->hist_ns[j], prev->hist_ns[j]);
 	}
+	for (j = SYS_HIST_SLOTS - 1; j >= 0 && !out->hist[j]; j--)
+		;
+	if (j < 0) {
+		out->max_ns = 0;
+		return;
+	}
+	sys_hist_bucket_us(j, &low, &high);
+	if (j < SYS_HIST_SLOTS - 1 && out->max_ns > high * 1000)
+		out->max_ns = high * 1000;
 }
 
 /*

@@ -10,7 +10,7 @@
 # for the quiet seconds before the spike has CPU in handle_request and no
 # stall_in_lock at all. The windows hold the syscall statistics too: the
 # spike's clock_nanosleep calls of 16 ms or more add up to the fixture's
-# time in stall_in_lock (85-110%), the quiet seconds have none that long.
+# time in stall_in_lock (85-110%), the quiet seconds' to under 5% of it.
 # Then the requests' rules: history=1&seconds=3 is a
 # profile; start after end, hz with a history request, a window before the
 # agent started (404) are refused; the flame graph of the spike has the
@@ -91,7 +91,9 @@ read -r n_long ns_long < <(long_sleeps "$WORKDIR/quiet.pb.gz")
 q_calls=$(json_syscall "$WORKDIR/stats.json" "$fixture" clock_nanosleep count)
 info "quiet seconds' statistics: ${q_calls:-0} clock_nanosleep calls, $n_long of 16 ms or more"
 [ "${q_calls:-0}" -gt 100 ] || fail "the quiet seconds hold ${q_calls:-0} clock_nanosleep calls (an empty window proves nothing)"
-[ "$n_long" = 0 ] || { json_syscalls_of "$WORKDIR/stats.json" "$fixture"; fail "the quiet seconds hold $n_long clock_nanosleep calls of 16 ms or more"; }
+# a 200 us sleep stretched past 16 ms by a loaded machine is no stall: the
+# spike's range holds some 240 of them, the quiet one must hold next to none
+in_range "$(ratio "$ns_long" "$stall_ns")" 0 0.05 || { json_syscalls_of "$WORKDIR/stats.json" "$fixture"; fail "the quiet seconds hold $n_long clock_nanosleep calls of 16 ms or more ($ns_long ns)"; }
 
 c=$(http_code "$base/debug/pprof/profile?history=1&seconds=3")
 [ "$c" = 200 ] || fail "history=1&seconds=3: HTTP $c"

@@ -21,20 +21,34 @@ require_cmd curl curl "GET /metrics"
 name=lpreopen$$
 name=${name:0:15}
 cp "$FIXTURES/sys_count" "$WORKDIR/$name" || fail "cannot copy sys_count"
+# FIFOs, not polling: no process but the 300 comes and goes
+mkfifo "$WORKDIR/go" "$WORKDIR/done" || fail "mkfifo failed"
 cat >"$WORKDIR/cmd.sh" <<SH
-( while [ ! -e "$WORKDIR/go" ]; do sleep 0.1; done
+( read -r _ <"$WORKDIR/go"
   exec "$WORKDIR/$name" 5000 >"$WORKDIR/count.out" 2>&1 ) &
 for i in \$(seq 300); do /bin/true; done
+touch "$WORKDIR/churned"
 wait
-while [ ! -e "$WORKDIR/done" ]; do sleep 0.1; done
+read -r _ <"$WORKDIR/done"
 SH
 port=$(free_port)
 start_serve "$WORKDIR/serve.log" "$port" --history-window 1 -- bash "$WORKDIR/cmd.sh"
-wait_for_line "$WORKDIR/serve.log" "history: a fresh session" 60 || {
-	diag_file "serve log" "$WORKDIR/serve.log"
-	fail "no fresh session after 300 processes gone"
-}
-touch "$WORKDIR/go"
+# the churn done, and the fresh sessions it causes (each process leaves two
+# images gone, its fork's and its exec's) over: none for two windows
+for ((i = 0; i < 300; i++)); do
+	[ -e "$WORKDIR/churned" ] && break
+	sleep 0.1
+done
+[ -e "$WORKDIR/churned" ] || fail "the command did not start 300 processes in 30 s"
+fresh=-1
+for ((i = 0; i < 30; i++)); do
+	n=$(grep -c "history: a fresh session" "$WORKDIR/serve.log")
+	[ "$n" = "$fresh" ] && [ "$n" -gt 0 ] && break
+	fresh=$n
+	sleep 2
+done
+[ "$fresh" -gt 0 ] || { diag_file "serve log" "$WORKDIR/serve.log"; fail "no fresh session after 300 processes gone"; }
+timeout 10 sh -c "echo >'$WORKDIR/go'" || fail "the command's waiter is gone"
 for ((i = 0; i < 100; i++)); do
 	[ -s "$WORKDIR/count.out" ] && break
 	sleep 0.1
@@ -54,7 +68,7 @@ for ((i = 0; i < 30; i++)); do
 	[ "$got" = 5000 ] && break
 	sleep 0.2
 done
-info "after the fresh session: /metrics counts ${got:-no} getppid of $name's 5000"
+info "after $fresh fresh sessions: /metrics counts ${got:-no} getppid of $name's 5000"
 [ "$got" = 5000 ] || { diag_file "serve log" "$WORKDIR/serve.log"; fail "/metrics counts '${got}' getppid calls of $name, it made 5000"; }
 
 # its windows: closed a window on
@@ -69,7 +83,7 @@ info "the last 8 s of history: ${wcount:-no} getppid calls of pid $pid"
 [ "$wcount" = 5000 ] || fail "the history holds '${wcount}' getppid calls of pid $pid, it made 5000"
 
 # serve ends with its command (still its child after the fresh session)
-touch "$WORKDIR/done"
+timeout 10 sh -c "echo >'$WORKDIR/done'" || fail "the command is gone before its end"
 for ((i = 0; i < 100; i++)); do
 	kill -0 "$SERVE_PID" 2>/dev/null || break
 	sleep 0.1

@@ -25,13 +25,6 @@
 #define SEC NSEC_PER_SEC
 #define T0 (1700000000ULL * SEC)
 
-/*
- * Window @i: [T0 + i s, T0 + i + 1 s), one sample of pid 10 in leaf_i
- * (value i + 1 in column "cpu"), one of pid 20 in "shared"; with @await, a
- * column "await" too. @pad_fns functions of padding make it larger. Its
- * syscall statistics: pid 10 (comm "app") made i + 1 reads of 2^i us each
- * (so the slowest is window i's), pid 20 ("db") one write of 5 us.
- */
 /* One call of @ns by @pid to @name added to @p's statistics. */
 static void sys_add(struct profile *p, uint32_t pid, const char *name, uint64_t ns)
 {
@@ -64,6 +57,13 @@ static struct sys_stat sys_get(const struct profile *p, uint32_t pid, const char
 	return s;
 }
 
+/*
+ * Window @i: [T0 + i s, T0 + i + 1 s), one sample of pid 10 in leaf_i
+ * (value i + 1 in column "cpu"), one of pid 20 in "shared"; with @await, a
+ * column "await" too. @pad_fns functions of padding make it larger. Its
+ * syscall statistics: pid 10 (comm "app") made i + 1 reads of 2^i us each
+ * (so the slowest is window i's), pid 20 ("db") one write of 5 us.
+ */
 static struct profile *window(int i, bool await, int pad_fns)
 {
 	struct profile *p = profile_new();
