@@ -22,16 +22,16 @@
  * bounds them near 10 MB; at 256, that churn reopened every 4 s, each
  * reopening a BPF load and a snapshot of every target. Live processes do
  * not count: a machine of a thousand steady ones would reopen at every
- * window.
+ * window. LATPROF_DEBUG_RECYCLE_ENDED=N (hidden) sets it, for a test that
+ * cannot start thousands of processes without losing their events.
  */
-#ifndef RECORDER_RECYCLE_ENDED
 #define RECORDER_RECYCLE_ENDED 4096
-#endif
 
 struct serve_history {
 	struct serve_history_config cfg;
 	uint64_t since_wall_ns;		/* the window being recorded began */
 	uint64_t due_ns;		/* CLOCK_MONOTONIC: it ends */
+	uint64_t recycle_ended;		/* RECORDER_RECYCLE_ENDED */
 	pthread_mutex_t lock;
 	struct sys_sum sys;		/* the window's syscall statistics, summed */
 	bool sys_lost;			/* one could not be kept: said once */
@@ -39,12 +39,14 @@ struct serve_history {
 
 struct serve_history *serve_history_new(const struct serve_history_config *cfg)
 {
+	const char *debug = getenv("LATPROF_DEBUG_RECYCLE_ENDED");
 	struct serve_history *sh = calloc(1, sizeof(*sh));
 
 	if (!sh)
 		return NULL;
 	pthread_mutex_init(&sh->lock, NULL);
 	sh->cfg = *cfg;
+	sh->recycle_ended = debug ? strtoull(debug, NULL, 10) : RECORDER_RECYCLE_ENDED;
 	serve_history_restart(sh);
 	pr_info("history: windows of %.0f s", cfg->window_ns / 1e9);
 	return sh;
@@ -96,12 +98,12 @@ static struct sys_sum window_sys_take(struct serve_history *sh)
 }
 
 /* Does the session keep so many processes gone that a fresh one should take over? */
-static bool recorder_worn(struct session *s)
+static bool recorder_worn(const struct serve_history *sh, struct session *s)
 {
 	struct collect_stats st;
 
 	collect_get_stats(s->col, &st);
-	return st.images_ended > RECORDER_RECYCLE_ENDED;
+	return st.images_ended > sh->recycle_ended;
 }
 
 int serve_history_tick(struct serve_history *sh, struct session *s)
@@ -136,5 +138,5 @@ int serve_history_tick(struct serve_history *sh, struct session *s)
 	profile_free(p);
 	/* a window's symbolizing allocates and frees: give it back */
 	malloc_trim(0);
-	return recorder_worn(s) ? -EAGAIN : 0;
+	return recorder_worn(sh, s) ? -EAGAIN : 0;
 }
