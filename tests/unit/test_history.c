@@ -61,8 +61,9 @@ static struct sys_stat sys_get(const struct profile *p, uint32_t pid, const char
  * Window @i: [T0 + i s, T0 + i + 1 s), one sample of pid 10 in leaf_i
  * (value i + 1 in column "cpu"), one of pid 20 in "shared"; with @await, a
  * column "await" too. @pad_fns functions of padding make it larger. Its
- * syscall statistics: pid 10 (comm "app") made i + 1 reads of 2^i us each
- * (so the slowest is window i's), pid 20 ("db") one write of 5 us.
+ * syscall statistics: pid 10 (comm "app") made i + 1 reads of 2^(i % 16) us
+ * each (of windows 0-15 the slowest is the last), pid 20 ("db") one write
+ * of 5 us.
  */
 static struct profile *window(int i, bool await, int pad_fns)
 {
@@ -96,7 +97,7 @@ static struct profile *window(int i, bool await, int pad_fns)
 	profile_set_meta(p, "proc.10.comm", "app");
 	profile_set_meta(p, "proc.20.comm", "db");
 	for (k = 0; k <= i; k++)
-		sys_add(p, 10, "read", 1000ULL << i);
+		sys_add(p, 10, "read", 1000ULL << (i % 16));
 	sys_add(p, 20, "write", 5000);
 	p->time_ns = T0 + i * SEC;
 	p->duration_ns = SEC;
