@@ -8,8 +8,12 @@
 # ~150 us, none >= 1 ms, 1,000,000 sys_enter with id 110 after the exec).
 # Checks, `record -- sys_count` (default --min-duration 1000 us):
 #   - export --weight latency/syscalls --format folded: no syscall:getppid
-#     leaf (up to 10 of the million are tolerated as slow: a call preempted
-#     inside the kernel on a busy machine really does take >= 1 ms);
+#     leaf (up to 10 of the million are tolerated as slow, and one more per
+#     100 ms of the fixture's loop: a call preempted inside the kernel on a
+#     busy machine really does take >= 1 ms, and under qemu's software
+#     emulation (make check-kernels: the loop takes 3.7 s, not 0.8) the
+#     host preempts the virtual CPU's thread too, which stretched 15 calls
+#     by 3 ms each in one run);
 #   - export --format json: the "syscalls" entry (sys_count's pid, getppid)
 #     has count 1,000,000 +-1%, its category is "other" (docs/syscalls.md),
 #     its histogram buckets add up to its count, and p50_ns <= p95_ns <=
@@ -36,10 +40,12 @@ cnt=$WORKDIR/count.syscalls.folded
 export_or_fail "$prof" "$cnt" --format folded --weight syscalls
 slow=$(awk "$FOLDED_AWK"'{ v = folded_parse(); if (f[n] == "syscall:getppid") s += v } END { print s + 0 }' "$cnt")
 slow_ns=$(awk "$FOLDED_AWK"'{ v = folded_parse(); if (f[n] == "syscall:getppid") s += v } END { print s + 0 }' "$lat")
-info "slow getppid: $slow calls, $slow_ns ns"
-if [ "$slow" -gt 10 ]; then
+loop_ns=$(kv "$out" sys_count loop_ns)
+max_slow=$((10 + ${loop_ns:-0} / 100000000))
+info "slow getppid: $slow calls, $slow_ns ns (at most $max_slow tolerated)"
+if [ "$slow" -gt "$max_slow" ]; then
 	grep 'syscall:getppid ' "$cnt" | head -n 5 | sed 's/^/  | /'
-	fail "$slow getppid calls are attributed as slow (>= 1 ms) of 1000000 fast ones, expected <= 10"
+	fail "$slow getppid calls are attributed as slow (>= 1 ms) of 1000000 fast ones, expected <= $max_slow"
 fi
 
 json=$WORKDIR/count.json
