@@ -135,6 +135,16 @@ int record_run(const struct record_opts *o)
 	if (!err) {
 		if (o->duration_s > 0)
 			loop.deadline_ns = s.attached_ns + (uint64_t)(o->duration_s * 1e9);
+		/*
+		 * Like strace -p's "attached": a script that starts the load
+		 * once this line is out misses none of it. A command is held
+		 * until this point anyway.
+		 */
+		if (!o->command && o->duration_s > 0)
+			pr_info("recording for %g s (Ctrl-C stops it sooner), then writing %s",
+				o->duration_s, o->out.path);
+		else if (!o->command)
+			pr_info("recording until Ctrl-C (SIGINT), then writing %s", o->out.path);
 		err = session_run(&s, &loop);
 		if (loop.tick)
 			fputs("\r\033[K", stderr);

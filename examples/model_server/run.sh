@@ -100,10 +100,19 @@ if [ -n "${PROFILE:-}" ]; then
 	# gunicorn's pid is its master; the worker that serves is its child,
 	# and record -p follows children only when they fork later: take both.
 	targets=$(pgrep -d, -P "${pids[1]}" || true)
+	# Its stderr to ours and to a log: the load starts once record says it
+	# is recording (attached), or connections accepted before would be
+	# unknown to it and their waits left undecided (docs/syscalls.md).
 	"${LATPROF:-$DIR/../../latprof}" record -p "${pids[1]}${targets:+,$targets}" \
-		--requests --files --net -o "$PROFILE" &
+		--requests --files --net -o "$PROFILE" 2> >(tee "$DATA/record.log" >&2) &
 	rec=$!
-	sleep 1	# attached (record prints its errors itself)
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^latprof: recording' "$DATA/record.log" 2>/dev/null && break
+		kill -0 "$rec" 2>/dev/null || { wait "$rec"; echo "run.sh: latprof record failed" >&2; exit 1; }
+		sleep 0.05
+	done
+	grep -q '^latprof: recording' "$DATA/record.log" ||
+		{ kill -INT "$rec"; echo "run.sh: latprof record did not attach in 30 s" >&2; exit 1; }
 fi
 for path in $PATHS; do
 	# In the background plus "wait": bash runs the INT/TERM trap at once

@@ -8,7 +8,9 @@
 # expected, within 3 sqrt(N) + 2 (sampling's spread, plus a sample at each
 # edge). The CPU over latprof's whole run, start-up included, said nothing
 # under load: a busy machine made start-up 70% of a 2 s run.
-# Checks: exit status 0; the profile is complete (export works, go tool pprof
+# Checks: record says when it is recording (what a script waits for before
+# it starts the load: examples/model_server/run.sh); exit status 0; the
+# profile is complete (export works, go tool pprof
 # reads it, spin_work is in it); no temporary file is left next to it; the
 # target is still running (and not stopped) afterwards.
 . "$(dirname "$0")/lib.sh"
@@ -71,6 +73,8 @@ mkdir -p "$WORKDIR/int" "$WORKDIR/term" "$WORKDIR/dur"
 signal_record INT 2 "$WORKDIR/int/out.pb.gz" "$WORKDIR/int.err" -p "$spid" -F $freq
 check_run int $?
 info "int: exited ${SIG_ELAPSED_S}s after SIGINT"
+grep -qxF "latprof: recording until Ctrl-C (SIGINT), then writing $WORKDIR/int/out.pb.gz" "$WORKDIR/int.err" ||
+	{ diag_file "record stderr" "$WORKDIR/int.err"; fail "int: record -p did not say it was recording"; }
 
 go_pprof_top "$WORKDIR/int/out.pb.gz" "$WORKDIR/int.pprof" || {
 	diag_file "go tool pprof" "$WORKDIR/int.pprof"
@@ -92,4 +96,6 @@ elapsed=$(calc "$(date +%s.%N) - $t0")
 info "dur: -d 1 took ${elapsed}s"
 check_run dur $rc
 in_range "$elapsed" 0.9 15 || fail "dur: record -d 1 took ${elapsed}s"
+grep -qxF "latprof: recording for 1 s (Ctrl-C stops it sooner), then writing $WORKDIR/dur/out.pb.gz" \
+	"$WORKDIR/dur.err" || { diag_file "record stderr" "$WORKDIR/dur.err"; fail "dur: record -p -d 1 did not say it was recording"; }
 pass
