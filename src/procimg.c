@@ -31,12 +31,44 @@ static void image_end(struct proc_image *img)
 		sym_process_trim(img->sym);
 }
 
-static void image_schedule(struct proc_image *img)
+/* W of @pid (proc_images.ended_below): its images below it are ended. */
+static uint32_t ended_below(const struct proc_images *m, pid_t pid)
+{
+	uint64_t w = HASHMAP_TO_NUM(hashmap_get(&m->ended_below, NULL, (uint32_t)pid, 0));
+
+	return w ? w - 1 : 0;
+}
+
+static int set_ended_below(struct proc_images *m, pid_t pid, uint32_t w)
+{
+	return hashmap_put(&m->ended_below, NULL, (uint32_t)pid, 0, HASHMAP_NUM((uint64_t)w + 1));
+}
+
+/* End @pid's images below generation @gen (those from its W up). */
+static void end_below(struct proc_images *m, pid_t pid, uint32_t gen)
+{
+	uint32_t i, w = ended_below(m, pid);
+
+	for (i = w; i < gen; i++)
+		image_end(proc_images_find(m, pid, i));
+	/* without memory W stays lower: the next call ends them again */
+	if (gen > w)
+		set_ended_below(m, pid, gen);
+}
+
+static void image_schedule(struct proc_images *m, struct proc_image *img)
 {
 	unsigned int ms = img->refreshes < ARRAY_SIZE(refresh_delays_ms) ?
 		refresh_delays_ms[img->refreshes] : REFRESH_PERIOD_MS;
 
 	img->next_refresh_ns = now_ns() + ms * 1000000ULL;
+	/*
+	 * Re-read below W (a pid reused, an image read late): W comes down
+	 * to it, so the exec or exit that follows ends it. The entry is
+	 * there (the image's creation put it): replacing it needs no room.
+	 */
+	if (img->gen < ended_below(m, img->pid))
+		set_ended_below(m, img->pid, img->gen);
 }
 
 /* The digest of @pid's executable mappings now (sym_maps_digest). */
@@ -60,10 +92,11 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 	struct proc_image *img = proc_images_find(m, pid, gen);
 	struct sym_process *sym;
 	uint64_t digest, now;
-	size_t i;
 
 	if (!img) {
 		if (array_grow(&m->list, m->list.nr + 1) ||
+		    (!hashmap_get(&m->ended_below, NULL, (uint32_t)pid, 0) &&
+		     set_ended_below(m, pid, 0)) ||
 		    hashmap_put(&m->idx, NULL, (uint32_t)pid, gen, HASHMAP_NUM(m->list.nr + 1)))
 			return -ENOMEM;
 		img = &m->list.items[m->list.nr++];
@@ -72,13 +105,12 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 		img->gen = gen;
 		img->first_ns = now_ns();
 		/* an older image of this pid has been replaced by an exec */
-		for (i = 0; i < gen; i++)
-			image_end(proc_images_find(m, pid, i));
+		end_below(m, pid, gen);
 	}
 	now = now_ns();
 	if (img->sym && !maps_digest(pid, &digest) &&
 	    digest == sym_process_maps_digest(img->sym)) {
-		image_schedule(img);	/* unchanged: keep the snapshot we have */
+		image_schedule(m, img);	/* unchanged: keep the snapshot we have */
 		img->refreshes++;
 		img->snap_ns = now;
 		return 0;
@@ -104,7 +136,7 @@ int proc_images_snapshot(struct proc_images *m, pid_t pid, uint32_t gen)
 		sym_process_trim(img->sym);	/* stacks are unwound with the newest */
 	img->sym = sym;
 	img->snap_ns = now;
-	image_schedule(img);
+	image_schedule(m, img);
 	img->refreshes++;
 	return 0;
 }
@@ -118,11 +150,8 @@ uint64_t proc_image_modules_refused(const struct proc_image *img)
 
 void proc_images_stop_refresh(struct proc_images *m, pid_t pid, uint32_t last_gen)
 {
-	uint32_t gen;
-
 	/* one generation per exec; one whose event was lost has no image */
-	for (gen = 0; gen <= last_gen; gen++)
-		image_end(proc_images_find(m, pid, gen));
+	end_below(m, pid, last_gen + 1);
 }
 
 void proc_images_trim_later(struct proc_images *m, struct proc_image *img)
@@ -181,25 +210,12 @@ int proc_images_refresh(struct proc_images *m, int max_ms)
 
 uint64_t proc_images_nr_processes(const struct proc_images *m)
 {
-	uint64_t n = 0;
-	size_t i;
-
-	const struct proc_image *img;
-	uint32_t g;
-
 	/*
 	 * A process is its oldest image: gen 0, or the first one seen of a
 	 * command started held (its gen-0 image is latprof's own fork, never
-	 * read) or of a process that exec'd before it was read.
+	 * read) or of a process that exec'd before it was read. One per pid.
 	 */
-	for (i = 0; i < m->list.nr; i++) {
-		img = &m->list.items[i];
-		for (g = 0; g < img->gen; g++)
-			if (hashmap_get(&m->idx, NULL, (uint32_t)img->pid, g))
-				break;
-		n += g == img->gen;
-	}
-	return n;
+	return m->ended_below.nr;
 }
 
 uint64_t proc_images_nr_ended(const struct proc_images *m)
@@ -215,6 +231,7 @@ uint64_t proc_images_nr_ended(const struct proc_images *m)
 void proc_images_release(struct proc_images *m)
 {
 	hashmap_release(&m->idx);
+	hashmap_release(&m->ended_below);
 	free(m->trim.items);
 	m->trim.items = NULL;
 	m->trim.nr = m->trim.alloc = 0;

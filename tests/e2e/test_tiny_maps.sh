@@ -13,7 +13,7 @@
 # with a complete profile (export and go tool pprof read it), record's
 # summary line mentions the losses, and `latprof report`'s "Lost and
 # dropped" section lists the non-zero counters and says the result is
-# partial (and says nothing of the kind for a profile without drops).
+# partial (and says nothing of the kind for a profile without losses).
 # A full syscall statistics map loses only which process made a call: a
 # shell running sys_count 20 times (1,000 getppid each, after the calls
 # of its start-up have filled the map) with 4-entry maps must still show
@@ -63,10 +63,25 @@ grep -Eq "^ +($MAPFULL) +[1-9]" "$WORKDIR/lost.txt" ||
 	{ diag_file "Lost and dropped" "$WORKDIR/lost.txt"; fail "the report lists no map-full counter"; }
 go_pprof_top "$WORKDIR/tiny.pb.gz" "$WORKDIR/tiny.top" ||
 	{ diag_file "go tool pprof" "$WORKDIR/tiny.top"; fail "go tool pprof cannot read the tiny-map profile"; }
-# without drops the report says so, and nothing is called partial
+# A profile without losses is not called partial. The normal maps' run can
+# lose something else than a full map: a CI run's counted 2 calls under
+# syscall_stats_unattributed_no_memory (the kernel's per-CPU element cache
+# of the statistics hash empty for a moment as 100 ls processes started);
+# then the report lists each counter it has, and calls the result partial.
 lp_report "$WORKDIR/normal.pb.gz" "$WORKDIR/normal.report" || fail "report of the normal profile failed"
-if [ "$n_normal" = 0 ] && grep -q "the result is partial" "$WORKDIR/normal.report"; then
-	fail "a profile without map-full drops is called partial"
+lost_normal=$(profile_meta "$WORKDIR/normal.pb.gz" | awk -F= '/^lost\./ && $2 != 0 { sub(/^lost\./, ""); print $1 }')
+if [ -z "$lost_normal" ]; then
+	! grep -q "the result is partial" "$WORKDIR/normal.report" ||
+		fail "a profile without losses is called partial"
+else
+	info "normal maps: lost $(echo $lost_normal)"
+	sed -n '/^Lost and dropped/,/^$/p' "$WORKDIR/normal.report" >"$WORKDIR/lost_normal.txt"
+	for k in $lost_normal; do
+		grep -Eq "^ +$k +[1-9]" "$WORKDIR/lost_normal.txt" ||
+			{ diag_file "Lost and dropped" "$WORKDIR/lost_normal.txt"; fail "the report does not list $k"; }
+	done
+	grep -q "the result is partial" "$WORKDIR/lost_normal.txt" ||
+		fail "a profile with losses ($(echo $lost_normal)) is not called partial"
 fi
 
 # calls that found the statistics map full are counted under no process
