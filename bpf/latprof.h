@@ -458,6 +458,8 @@ struct lp_task {
 	__u32 plain_epoch;
 	__u32 loop_ready;	/* ktime >> 10 (| 1) when its last readiness wait
 				 * returned, 0: none since (bpf/stalls.bpf.h) */
+	__s32 loop_fd;		/* that wait's epoll descriptor, -1: a poll */
+	__u32 loop_pad;
 	/*
 	 * Its process's GIL (struct lp_py_proc's gil, gil_size) as py_procs
 	 * had it when lp_gil_epoch was gil_epoch: a futex call looks py_procs

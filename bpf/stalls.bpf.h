@@ -53,13 +53,14 @@ static __always_inline bool stall_in(const struct lp_task *t, __u64 now)
 
 /*
  * Must the hooks see syscall @nr for stalls: a loop wait (stall_loop_wait),
- * or restart_syscall, which goes on with one a signal interrupted?
+ * restart_syscall, which goes on with one a signal interrupted, or close,
+ * which can end the loop (stall_sys_enter)?
  */
 static __always_inline bool stall_wait_nr(__s32 nr)
 {
 	switch (nr) {
 	case NR_epoll_wait: case NR_epoll_pwait: case NR_epoll_pwait2:
-	case NR_poll: case NR_ppoll: case NR_restart_syscall:
+	case NR_poll: case NR_ppoll: case NR_restart_syscall: case NR_close:
 		return true;
 	}
 	return false;
@@ -113,15 +114,29 @@ static __always_inline void stall_send(struct task_struct *task, __u32 tgid, __u
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* sys_enter of @nr at @now: a loop wait ends @t's stretch (sent if a stall). */
+/*
+ * sys_enter of @nr at @now: a loop wait ends @t's stretch (sent if a stall).
+ * So does the close of the epoll descriptor its last wait was on: the loop
+ * is gone (asyncio.run's end), and what the thread runs after it, until its
+ * next loop if any, is no stall (CI: 70 ms of an interpreter's finalization
+ * after the loop were charged as stall weight, no stall listed for them).
+ */
 static __always_inline void stall_sys_enter(struct lp_task *t, struct pt_regs *regs,
 					    const bool typed, __s32 nr, __u64 now)
 {
 	__u64 busy;
 
-	if (!stall_loop_wait(regs, typed, nr))
+	if (nr == NR_close) {
+		if (!t->loop_ready || t->loop_fd < 0 ||
+		    (__s32)SYS_REG(regs, typed, di) != t->loop_fd)
+			return;
+		t->loop_fd = -1;
+	} else if (stall_loop_wait(regs, typed, nr)) {
+		t->track_flags |= LP_TASK_LOOP_WAIT;
+		t->loop_fd = nr == NR_poll || nr == NR_ppoll ? -1 : (__s32)SYS_REG(regs, typed, di);
+	} else {
 		return;
-	t->track_flags |= LP_TASK_LOOP_WAIT;
+	}
 	busy = stall_busy_ns(t, now);
 	t->loop_ready = 0;
 	if (busy >= cfg_stall_min_ns)

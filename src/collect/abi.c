@@ -25,7 +25,7 @@ _Static_assert(sizeof(struct lp_proc_event) == 56 + LP_ARGS_LEN + 8 * LP_SYS_USE
 	       "lp_proc_event layout");
 _Static_assert(PROC_COMM_LEN == LP_COMM_LEN, "comm length");
 _Static_assert(PROC_IMAGE_COMM_LEN == LP_COMM_LEN, "comm length");
-_Static_assert(sizeof(struct lp_task) == 216, "lp_task layout");
+_Static_assert(sizeof(struct lp_task) == 224, "lp_task layout");
 _Static_assert(sizeof(struct lp_times) == sizeof(struct request_times), "lp_times layout");
 _Static_assert((int)LP_REQ_CAT_NR == (int)REQUEST_CAT_NR, "request categories");
 _Static_assert(LP_REQ_SHARED == REQUEST_SHARED, "request flags");

@@ -175,6 +175,32 @@ n=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["s
 info "a loop, an exec, 0.3 s without a loop, a loop: $n stalls"
 [ "$n" = 0 ] || fail "$n stalls across an exec (the old image's loop counted in the new one's)"
 
+# after asyncio.run's end its loop is gone: what the thread computes then
+# (an interpreter's finalization; here after_loop, 0.3 s) is no stall. Before
+# the close of the loop's epoll descriptor ended it, its CPU samples were
+# charged as stall weight with no stall listed (a CI run: 70 ms of
+# finalization, the cpu run's weight 86.9% under cpu_handler).
+info "== python3.11 after 0.3"
+record_or_fail after -F 499 --mode cpu,syscall -- /usr/bin/python3.11 "$fixture" after 0.3
+export_or_fail "$WORKDIR/after.pb.gz" "$WORKDIR/after.json" --format json
+export_or_fail "$WORKDIR/after.pb.gz" "$WORKDIR/after.folded" --format folded
+# no stall weight at all: export says so (exit 2)
+if "$LATPROF" export "$WORKDIR/after.pb.gz" --format folded --weight stall \
+	-o "$WORKDIR/after.stall.folded" 2>"$WORKDIR/after.stall.err"; then
+	w=$(folded_sum "$WORKDIR/after.stall.folded")
+else
+	grep -q "has no event-loop stall" "$WORKDIR/after.stall.err" ||
+		{ diag_file "export stderr" "$WORKDIR/after.stall.err"; fail "export --weight stall of the after run failed"; }
+	w=0
+fi
+n=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stalls"]["count"])' \
+	"$WORKDIR/after.json") || fail "no stalls section for the after run"
+cpu=$(folded_sum "$WORKDIR/after.folded" python3.11 "after_loop (py_stalls.py)")
+info "a loop, closed, then 0.3 s of after_loop ($cpu CPU samples): $n stalls, stall weight $w ns"
+[ "$cpu" -gt 10 ] || fail "after_loop has $cpu CPU samples: the run did not compute after its loop"
+[ "$n" = 0 ] && [ "$w" = 0 ] ||
+	fail "$n stalls, stall weight $w ns after the loop was closed (the loop is gone)"
+
 info "== python3.11 hang 30, recorded for 2.5 s"
 start_bg "$WORKDIR/hang.prog" /usr/bin/python3.11 "$fixture" hang 30
 wait_for_line "$WORKDIR/hang.prog" "py_stalls ready pid=" 30 || fail "the hanging loop did not start"
