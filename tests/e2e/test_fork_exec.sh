@@ -13,9 +13,9 @@
 #     in interrupts or stolen by the hypervisor during the recording
 #     (/proc/stat): cpu-clock samples fire on wall time and land on the
 #     current task, whose CPU time leaves that share out (CI, busy, saw
-#     69 samples for 59.7 expected, 1.155); and >= 85% of them contain
-#     child_hot_work by name (the exited child was symbolized, not left as
-#     [unknown] or hex);
+#     69 samples for 59.7 expected, 1.155); >= 70% of them contain
+#     child_hot_work by name and at most 5% have a frame not named ([unknown],
+#     hex, MODULE+0xOFFSET): the exited child was symbolized;
 #   - forked_child_work and parent_work each within the same bounds of the
 #     CPU time of the process that ran them;
 #   - the same with `-p PID` of a shell that, once latprof is attached, execs
@@ -56,9 +56,15 @@ if [ "$child_total" = 0 ]; then
 	diag_file "folded" "$folded" 40
 	fail "no samples with comm child_hot: the exec'ed child was not traced (comms: $(folded_comms "$folded" | tr '\n' ' '))"
 fi
-if ! in_range "$(calc "$child_fn / $child_total")" 0.85 1; then
+# the rest is the loader's start-up and exit, named too: 11 of 60 samples
+# under qemu's emulation of Linux 6.1 (make check-kernels), 1-3 natively
+child_unsym=$(grep '^child_hot;' "$folded" | grep -E '\[unknown\]|(^|;)0x[0-9a-f]+|\+0x[0-9a-f]+' |
+	awk '{ s += $NF } END { print s + 0 }')
+info "child_hot: $child_unsym samples with a frame not named"
+if ! in_range "$(calc "$child_fn / $child_total")" 0.7 1 ||
+	! in_range "$(calc "$child_unsym / $child_total")" 0 0.05; then
 	grep '^child_hot;' "$folded" | head -n 20 | sed 's/^/  | /'
-	fail "exited child not symbolized: only $child_fn of $child_total child_hot samples contain child_hot_work"
+	fail "exited child not symbolized: $child_fn of $child_total child_hot samples contain child_hot_work, $child_unsym have a frame not named"
 fi
 check_fn "exec'ed child" child_hot child_hot_work "$child_ns"
 check_fn "forked child" forker forked_child_work "$(kv "$out" "forked_child " cpu_ns)"
