@@ -8,7 +8,8 @@
 # burns 300 ms in child_hot_work and exits, (3) then burns 600 ms itself in
 # parent_work. Every process prints its own CPU time (getrusage).
 # Checks at -F 199:
-#   - child_hot's samples (comm child_hot) are within [0.75, 1.15 / (1 - a)]
+#   - child_hot's samples (comm child_hot, all of them: its CPU time counts
+#     the loader's start-up too) are within [0.75, 1.15 / (1 - a)]
 #     of its cpu_time_s x freq, where a is the largest share of a CPU's time
 #     in interrupts or stolen by the hypervisor during the recording
 #     (/proc/stat): cpu-clock samples fire on wall time and land on the
@@ -41,10 +42,10 @@ check_fn()
 	exp=$(calc "$4 / 1e9 * $freq")
 	r=$(calc "$n / $exp")
 	hi=$(away_hi 1.15)
-	info "$1: $3 samples=$n expected=$exp (cpu ${4}ns) ratio=$r (upper bound $hi: irq+steal $AWAY)"
+	info "$1: ${3:-all} samples=$n expected=$exp (cpu ${4}ns) ratio=$r (upper bound $hi: irq+steal $AWAY)"
 	if ! in_range "$r" 0.75 "$hi"; then
 		diag_file "folded" "$folded" 40
-		fail "$1: $n samples of $3 (comm $2), expected [0.75, $hi] x $exp"
+		fail "$1: $n samples of ${3:-all frames} (comm $2), expected [0.75, $hi] x $exp"
 	fi
 }
 
@@ -66,7 +67,9 @@ if ! in_range "$(calc "$child_fn / $child_total")" 0.7 1 ||
 	grep '^child_hot;' "$folded" | head -n 20 | sed 's/^/  | /'
 	fail "exited child not symbolized: $child_fn of $child_total child_hot samples contain child_hot_work, $child_unsym have a frame not named"
 fi
-check_fn "exec'ed child" child_hot child_hot_work "$child_ns"
+# child_hot's CPU time (getrusage) includes the loader's start-up: all its
+# samples against it (child_hot_work alone was 44 of 59.8 under qemu's 6.1)
+check_fn "exec'ed child" child_hot "" "$child_ns"
 check_fn "forked child" forker forked_child_work "$(kv "$out" "forked_child " cpu_ns)"
 check_fn "parent" forker parent_work "$(kv "$out" "forker " cpu_ns)"
 
@@ -90,7 +93,7 @@ cpu_stat_snap "$WORKDIR/stat1"
 AWAY=$(cpu_away_frac "$WORKDIR/stat0" "$WORKDIR/stat1")
 lp_folded "$WORKDIR/p.pb.gz" "$WORKDIR/p.folded" || fail "export of the -p profile failed"
 FOLDED=$WORKDIR/p.folded OUT=$WORKDIR/p.out
-check_fn "-p: exec'ed child" child_hot child_hot_work "$(kv "$OUT" "child_hot " cpu_ns)"
+check_fn "-p: exec'ed child" child_hot "" "$(kv "$OUT" "child_hot " cpu_ns)"
 check_fn "-p: forked child" forker forked_child_work "$(kv "$OUT" "forked_child " cpu_ns)"
 check_fn "-p: target after exec" forker parent_work "$(kv "$OUT" "forker " cpu_ns)"
 unset FOLDED OUT
