@@ -81,7 +81,11 @@ ppid=$BG_PID
 cpu_stat_snap "$WORKDIR/stat0"	# lp_record in the background cannot set AWAY
 lp_record "$WORKDIR/p.rec.out" "$WORKDIR/p.err" -p "$ppid" -F $freq -d 15 -o "$WORKDIR/p.pb.gz" &
 lp=$!
-sleep 1	# latprof is attached well within this (its start-up is ~30 ms)
+# the exec once record says it is recording: a fixed "sleep 1" was too short
+# under qemu's emulation of 6.1 (the child exec'd before the attach: 0 of
+# its samples recorded)
+wait_for_line "$WORKDIR/p.err" "latprof: recording" 60 ||
+	{ echo go >"$WORKDIR/go"; diag_file "record stderr" "$WORKDIR/p.err"; fail "record -p did not say it was recording"; }
 echo go >"$WORKDIR/go"
 wait $lp
 rc=$?
