@@ -25,7 +25,12 @@ lp_record "$WORKDIR/a.out" "$WORKDIR/a.err" -p "$tpid" -F 199 -d 30 -o "$WORKDIR
 lpa=$!
 lp_record "$WORKDIR/b.out" "$WORKDIR/b.err" -p "$tpid" -F 299 -d 30 -o "$WORKDIR/b.pb.gz" &
 lpb=$!
-sleep 1.5	# both attached well within this (start-up is ~30 ms)
+# the load once both say they are recording (a fixed sleep races a slow
+# attach: test_fork_exec's -p run under qemu lost the whole child)
+for x in a b; do
+	wait_for_line "$WORKDIR/$x.err" "latprof: recording" 60 ||
+		{ echo go >"$WORKDIR/go"; diag_file "record $x stderr" "$WORKDIR/$x.err"; fail "record $x did not say it was recording"; }
+done
 echo go >"$WORKDIR/go"
 wait $lpa
 rca=$?
