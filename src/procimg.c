@@ -64,8 +64,9 @@ static void image_schedule(struct proc_images *m, struct proc_image *img)
 	img->next_refresh_ns = now_ns() + ms * 1000000ULL;
 	/*
 	 * Re-read below W (a pid reused, an image read late): W comes down
-	 * to it, so the exec or exit that follows ends it. The entry is
-	 * there (the image's creation put it): replacing it needs no room.
+	 * to it, so the exec or exit that follows ends it. Without memory
+	 * to replace the entry, it is not ended then: its re-reads stop
+	 * once the process is gone (the read fails).
 	 */
 	if (img->gen < ended_below(m, img->pid))
 		set_ended_below(m, img->pid, img->gen);
