@@ -108,7 +108,7 @@ if [ -n "${PROFILE:-}" ]; then
 	rec=$!
 	for ((i = 0; i < 600; i++)); do
 		grep -q '^latprof: recording' "$DATA/record.log" 2>/dev/null && break
-		kill -0 "$rec" 2>/dev/null || { wait "$rec"; echo "run.sh: latprof record failed" >&2; exit 1; }
+		kill -0 "$rec" 2>/dev/null || { wait "$rec" || true; echo "run.sh: latprof record failed" >&2; exit 1; }
 		sleep 0.05
 	done
 	grep -q '^latprof: recording' "$DATA/record.log" ||
