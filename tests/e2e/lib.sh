@@ -1154,12 +1154,20 @@ tmux_keys()
 
 # tmux_wait PATTERN [TIMEOUT_S]: wait until the window shows a line
 # matching the grep -E PATTERN; the screen is then in $WORKDIR/screen.
+# A frame reaches tmux in several pieces, and a capture between two of them
+# has the new title over the old rows and footer (seen: 6 captures in 600
+# taken just after "1 Home Enter"): a screen counts once two captures 0.1 s
+# apart are the same.
 tmux_wait()
 {
 	local i
+	rm -f "$WORKDIR/screen.last"
 	for ((i = 0; i < ${2:-5} * 10; i++)); do
 		tmux_screen >"$WORKDIR/screen" 2>/dev/null
-		grep -qE -- "$1" "$WORKDIR/screen" && return 0
+		if grep -qE -- "$1" "$WORKDIR/screen"; then
+			cmp -s "$WORKDIR/screen" "$WORKDIR/screen.last" && return 0
+			cp "$WORKDIR/screen" "$WORKDIR/screen.last"
+		fi
 		sleep 0.1
 	done
 	return 1
