@@ -8,7 +8,8 @@
 # child). -d 20 would stop latprof long after; it must stop by itself within
 # 5 s of the death.
 # Ground truth: the target's CPU time from /proc/PID/stat, read just before
-# latprof starts and just before the kill (-p case), or up to the kill (the
+# latprof starts and just before the kill, 2 s after latprof says it is
+# recording (-p case), or up to the kill (the
 # command case reads it the same way); spin_work's samples must lie in
 # [0.5, 1.1] x that CPU time x freq (the lower bound leaves room for
 # latprof's start-up), and >= 90% of spin's samples must name spin_work (the
@@ -74,6 +75,10 @@ wait_for_line "$WORKDIR/spin.out" "ready" || fail "spin fixture did not start"
 cpu0=$(proc_cpu_ns "$spid")
 lp_record "$WORKDIR/pid.out" "$WORKDIR/pid.err" -p "$spid" -F $freq -d 20 -o "$WORKDIR/pid/out.pb.gz" &
 lp=$!
+# 2 s from the attach (a busy machine can take a second to attach, which
+# the lower bound would then have to absorb)
+wait_for_line "$WORKDIR/pid.err" "latprof: recording" 60 ||
+	{ diag_file "record stderr" "$WORKDIR/pid.err"; fail "-p: record did not say it was recording"; }
 sleep 2
 cpu1=$(proc_cpu_ns "$spid")
 kill -KILL "$spid"
