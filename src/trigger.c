@@ -2,7 +2,10 @@
 /* serve's triggers (see trigger.h): rules, their state, the files they save. */
 #include "src/trigger.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,8 +37,9 @@ struct trigger_state {
 
 struct trigger_file {
 	char name[TRIGGER_NAME_LEN + 48];
-	const char *rule;		/* the rule's text, in t->rules */
+	const char *rule;		/* the rule's text, in t->rules; NULL: earlier */
 	uint64_t fired_ns, start_ns, end_ns, bytes;
+	bool earlier;			/* an earlier run's: fired_ns to the second, no range */
 };
 
 struct triggers {
@@ -159,6 +163,89 @@ int trigger_rule_parse(const char *arg, struct trigger_rule *r, char *why, size_
 	return 0;
 }
 
+/*
+ * The firing second of @name, in ns, if it is a file of rule @rule:
+ * "RULE-YYYYmmddTHHMMSSZ.pb.gz" or "RULE-YYYYmmddTHHMMSSZ-K.pb.gz" (file_name()).
+ * 0: not one.
+ */
+static uint64_t file_fired_ns(const char *name, const char *rule)
+{
+	size_t n = strlen(rule);
+	struct tm tm = { 0 };
+	const char *stamp = name + n + 1, *rest;
+	time_t sec;
+
+	if (strncmp(name, rule, n) || name[n] != '-')
+		return 0;
+	rest = strptime(stamp, "%Y%m%dT%H%M%SZ", &tm);
+	if (!rest || rest - stamp != 16)
+		return 0;
+	if (rest[0] == '-' && isdigit((unsigned char)rest[1]))
+		for (rest++; isdigit((unsigned char)*rest); rest++)
+			;
+	if (strcmp(rest, TRIGGER_FILE_SUFFIX))
+		return 0;
+	sec = timegm(&tm);
+	return sec > 0 ? (uint64_t)sec * NSEC_PER_SEC : 0;
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	const struct trigger_file *x = a, *y = b;
+
+	if (x->fired_ns != y->fired_ns)
+		return x->fired_ns < y->fired_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void file_remove_oldest(struct triggers *t);
+
+/*
+ * The files an earlier run of the agent saved in the directory for these
+ * rules (by name): listed, served and counted in max_files as this run's
+ * are, the oldest first removed, and each rule's every_s counts from its
+ * last one, so an agent restarted in a loop cannot fill the disk either.
+ * Other files are left alone. Their names say all that is read: reading 100
+ * profiles would delay the start by seconds.
+ */
+static void files_adopt(struct triggers *t)
+{
+	struct trigger_file f;
+	struct dirent *de;
+	struct stat sb;
+	uint64_t fired;
+	size_t i, removed = 0;
+	DIR *d = opendir(t->dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		fired = 0;
+		for (i = 0; i < t->nr; i++) {
+			fired = file_fired_ns(de->d_name, t->rules[i].r.name);
+			if (fired)
+				break;
+		}
+		if (!fired || strlen(de->d_name) >= sizeof(f.name) ||
+		    fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode) ||
+		    array_grow(&t->files, t->files.nr + 1))
+			continue;
+		f = (struct trigger_file){ .fired_ns = fired, .bytes = sb.st_size, .earlier = true };
+		snprintf(f.name, sizeof(f.name), "%s", de->d_name);
+		t->files.items[t->files.nr++] = f;
+		if (fired > t->rules[i].last_file_ns)
+			t->rules[i].last_file_ns = fired;
+	}
+	closedir(d);
+	if (!t->files.nr)
+		return;
+	qsort(t->files.items, t->files.nr, sizeof(*t->files.items), file_cmp);
+	for (; t->max_files && t->files.nr > t->max_files; removed++)
+		file_remove_oldest(t);
+	pr_info("triggers: %zu files of an earlier run in %s kept%s", t->files.nr, t->dir,
+		removed ? ", the oldest removed past --trigger-max-files" : "");
+}
+
 struct triggers *triggers_new(const struct trigger_rule *rules, size_t nr, const char *dir,
 			      unsigned int max_files, struct history *h)
 {
@@ -184,6 +271,7 @@ struct triggers *triggers_new(const struct trigger_rule *rules, size_t nr, const
 	t->max_files = max_files;
 	t->h = h;
 	pthread_mutex_init(&t->lock, NULL);
+	files_adopt(t);
 	return t;
 }
 
@@ -442,9 +530,15 @@ int triggers_write_list(struct triggers *t, FILE *out)
 		fputs(i ? ",\n {\"name\": " : "\n {\"name\": ", out);
 		json_str(out, f->name);
 		fputs(", \"rule\": ", out);
+		if (f->earlier) {
+			fprintf(out, "null, \"fired_ns\": %" PRIu64 ", \"start_ns\": null"
+				", \"end_ns\": null, \"bytes\": %" PRIu64 ", \"earlier_run\": true}",
+				f->fired_ns, f->bytes);
+			continue;
+		}
 		json_str(out, f->rule);
 		fprintf(out, ", \"fired_ns\": %" PRIu64 ", \"start_ns\": %" PRIu64
-			", \"end_ns\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+			", \"end_ns\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"earlier_run\": false}",
 			f->fired_ns, f->start_ns, f->end_ns, f->bytes);
 	}
 	fputs(t->files.nr ? "\n]\n" : "]\n", out);

@@ -15,7 +15,9 @@
 # measured there in that spike, most of the file's latency. Rule
 # "limited" (the same, every_s=600) saves the first and counts two
 # suppressed. /profiles lists the four files, /profiles/NAME serves one
-# byte for byte, latprof_trigger_firings_total counts them. Bad rules exit 2.
+# byte for byte, latprof_trigger_firings_total counts them. An agent
+# restarted on the directory lists and serves the four as an earlier run's,
+# and removes none. Bad rules exit 2.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/serve_lib.sh"
 
@@ -109,6 +111,29 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"
 rc=$?
 [ $rc = 0 ] || { diag_file "latprof serve log" "$WORKDIR/serve.log"; fail "serve exited $rc after SIGTERM"; }
+
+# restarted on the same directory: the four files are listed (the earlier
+# run's, by name) and served, nothing removed
+ls "$dir" | sort >"$WORKDIR/files.before"
+port=$(free_port)
+start_serve "$WORKDIR/serve2.log" "$port" --comm spike -F 199 --config "$WORKDIR/serve.yaml"
+wait_for_line "$WORKDIR/serve2.log" "history: windows" 15 ||
+	{ diag_file "latprof serve log" "$WORKDIR/serve2.log"; fail "the restarted agent did not start"; }
+grep -q "triggers: 4 files of an earlier run in $dir kept$" "$WORKDIR/serve2.log" ||
+	{ diag_file "latprof serve log" "$WORKDIR/serve2.log"; fail "the restarted agent did not say it kept 4 files"; }
+base=http://127.0.0.1:$port
+curl -s --max-time 10 -o "$WORKDIR/list2.json" "$base/profiles" || fail "GET /profiles failed after the restart"
+json_py "$WORKDIR/list2.json" 'print("\n".join(sorted(f["name"] for f in j if f["earlier_run"] and f["rule"] is None)))' \
+	>"$WORKDIR/listed2" || { diag_file "/profiles" "$WORKDIR/list2.json"; fail "/profiles is not JSON after the restart"; }
+ls "$dir" | sort | grep '\.pb\.gz$' | cmp -s - "$WORKDIR/listed2" ||
+	{ diag_file "/profiles" "$WORKDIR/list2.json"; fail "after the restart, /profiles does not list the four files as the earlier run's"; }
+cmp -s "$WORKDIR/files.before" <(ls "$dir" | sort) || fail "the restart changed the directory"
+curl -s --max-time 10 -o "$WORKDIR/got2.pb.gz" "$base/profiles/${sleepy[2]}" || fail "GET /profiles/${sleepy[2]} failed after the restart"
+cmp -s "$WORKDIR/got2.pb.gz" "$dir/${sleepy[2]}" || fail "after the restart, /profiles/${sleepy[2]} differs from the file"
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"
+rc=$?
+[ $rc = 0 ] || { diag_file "latprof serve log" "$WORKDIR/serve2.log"; fail "the restarted serve exited $rc after SIGTERM"; }
 
 # bad rules: exit 2, one line
 for rule in "name=x,p99_ms=10" "syscall=read,p99_ms=10" "name=x,syscall=nosuch,p99_ms=10" \

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "src/pprof.h"
 #include "src/trigger.h"
@@ -228,6 +229,108 @@ static void test_cpu_and_calls(const char *dir)
 	history_free(h);
 }
 
+/* @dir/@name, holding @text. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * A restarted agent takes up its earlier run's files by name: listed (rule
+ * and range unknown), served, counted in max_files (the oldest removed at
+ * once), and every_s counts from the last; other files are left alone.
+ * T0 is 2023-11-14T22:13:20Z.
+ */
+static void test_restart(const char *parent)
+{
+	struct history_opts ho = { .keep_ns = 600 * SEC, .max_bytes = 1 << 20 };
+	struct history *h = history_new(&ho);
+	static const char *const others[] = {
+		"lat-x-20231114T221321Z.pb.gz",		/* rule lat-x's */
+		"latency-20231114T221321Z.pb.gz",
+		"lat-20231114T221323Z.pb.gz.tmp.Ab12Cd",	/* a write cut short */
+		"lat-2023111T221323Z.pb.gz",
+		"lat-20231114T221324Z-.pb.gz",
+		"lat-20231114T221324Z.pb.gz.bak",
+		"notes.txt",
+	};
+	struct trigger_rule r;
+	struct fake_sys f = { 0 };
+	uint64_t firings[4], suppressed[4];
+	struct triggers *t;
+	char why[200], dir[520], *list = NULL, *buf = NULL;
+	size_t i, len, list_len;
+	FILE *out;
+
+	snprintf(dir, sizeof(dir), "%s/restart", parent);
+	CHECK(mkdir(dir, 0700) == 0);
+	put_file(dir, "lat-20231114T221320Z.pb.gz", "oldest");
+	put_file(dir, "lat-20231114T221325Z-1.pb.gz", "newest");
+	put_file(dir, "lat-20231114T221322Z.pb.gz", "middle");
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		put_file(dir, others[i], "other");
+	CHECK(mkdir(strcat(strcpy(why, dir), "/lat-20231114T221326Z.pb.gz"), 0700) == 0);
+
+	CHECK(trigger_rule_parse("name=lat,syscall=read,p99_ms=20,after_s=0,before_s=5,every_s=100",
+				 &r, why, sizeof(why)) == 0);
+	t = triggers_new(&r, 1, dir, 2, h);
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK(!exists(dir, "lat-20231114T221320Z.pb.gz"));	/* past max_files 2 */
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		CHECK(exists(dir, others[i]));
+	out = open_memstream(&list, &list_len);
+	CHECK(triggers_write_list(t, out) == 0);
+	fclose(out);
+	CHECK_STR(list, "[\n"
+		  " {\"name\": \"lat-20231114T221322Z.pb.gz\", \"rule\": null, \"fired_ns\": 1700000002000000000, \"start_ns\": null, \"end_ns\": null, \"bytes\": 6, \"earlier_run\": true},\n"
+		  " {\"name\": \"lat-20231114T221325Z-1.pb.gz\", \"rule\": null, \"fired_ns\": 1700000005000000000, \"start_ns\": null, \"end_ns\": null, \"bytes\": 6, \"earlier_run\": true}\n"
+		  "]\n");
+	free(list);
+	CHECK(triggers_read(t, "lat-20231114T221325Z-1.pb.gz", &buf, &len) == 0);
+	CHECK(buf && len == 6 && !memcmp(buf, "newest", 6));
+	free(buf);
+	CHECK(triggers_read(t, "latency-20231114T221321Z.pb.gz", &buf, &len) == -ENOENT);
+
+	/* a spike 5 s after the last file is within every_s; one 200 s after saves */
+	step(t, h, &f, 10, 50, 0, 0);
+	count(t, firings, suppressed);
+	CHECK(firings[0] == 0 && suppressed[0] == 1);
+	step(t, h, &f, 150, 0, 0, 0);
+	step(t, h, &f, 200, 50, 0, 0);
+	count(t, firings, suppressed);
+	CHECK(firings[0] == 1);
+	CHECK(exists(dir, "lat-20231114T221641Z.pb.gz"));
+	CHECK(!exists(dir, "lat-20231114T221322Z.pb.gz"));	/* the cap: the oldest went */
+	CHECK(exists(dir, "lat-20231114T221325Z-1.pb.gz"));
+	out = open_memstream(&list, &list_len);
+	CHECK(triggers_write_list(t, out) == 0);
+	fclose(out);
+	CHECK(strstr(list, "\"name\": \"lat-20231114T221641Z.pb.gz\", \"rule\": \"name=lat,") != NULL);
+	CHECK(strstr(list, "\"earlier_run\": false}") != NULL);
+	free(list);
+	triggers_free(t);
+	history_free(h);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/latprof-trigger-XXXXXX", cmd[64];
@@ -236,6 +339,7 @@ int main(void)
 	CHECK(mkdtemp(dir) != NULL);
 	test_p99(dir);
 	test_cpu_and_calls(dir);
+	test_restart(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0);
 	return check_exit();
