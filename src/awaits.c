@@ -66,6 +66,7 @@ struct aw_proc {
 	uint64_t first_ns;		/* the first walk (CLOCK_MONOTONIC) */
 	uint64_t last_ns;		/* the last walk */
 	uint64_t pace_ns;		/* the time between the last walk and the next */
+	uint64_t max_gap_ns;		/* the most one walk charged: an await's error bound */
 	uint64_t walks, charged_ns;
 	struct pyasync_stats st;
 	struct hashmap names;		/* (NULL, task, name object) -> interned name */
@@ -355,6 +356,8 @@ static void proc_walk(struct awaits *a, struct aw_proc *p, uint64_t now)
 	a->dt_ns = p->last_ns ? now - p->last_ns : a->period_ns;
 	if (a->dt_ns > p->pace_ns + AWAITS_MAX_GAP_NS)
 		a->dt_ns = p->pace_ns + AWAITS_MAX_GAP_NS;
+	if (a->dt_ns > p->max_gap_ns)
+		p->max_gap_ns = a->dt_ns;
 	p->last_ns = now;
 	if (!p->first_ns)
 		p->first_ns = now;
@@ -433,6 +436,7 @@ int awaits_store(const struct awaits *a, struct profile *pr)
 			err = err ?: meta_proc(pr, p, "truncated", p->st.truncated);
 			err = err ?: meta_proc(pr, p, "charged_ns", p->charged_ns);
 			err = err ?: meta_proc(pr, p, "since_ns", p->first_ns);
+			err = err ?: meta_proc(pr, p, "max_gap_ns", p->max_gap_ns);
 		}
 	}
 	return err;

@@ -10,7 +10,9 @@
 # which waits for a backend thread that answers after 150 ms). Checked:
 #   - `serve 20 2`: every request's task "req-I" shown as "[task req-I]",
 #     and the await weight on stacks [task req-I];handle_request;
-#     call_backend between 85% and 115% of what that request timed, for
+#     call_backend within 15% of what that request timed, or within the
+#     longest time one walk charged (proc.PID.awaits_max_gap_ns, at most
+#     100 ms: a walk's own time paces the next), for
 #     the requests whose await began after the first walk (metadata
 #     proc.PID.awaits_since_ns: the interpreter and asyncio in it are found
 #     after the exec, later on a busy machine: a suite run found them after
@@ -57,6 +59,13 @@ for w in prog.split("waits=")[1].split()[0].split(","):
 since = [int(l.split("=", 1)[1]) for l in open(sys.argv[3])
          if l.startswith("proc.") and "awaits_since_ns=" in l]
 since = min(since) if since else None
+# each walk charges the time since the last, so an await's charge is off by
+# at most the longest such time: 10 ms at 100 Hz, but a walk's own CPU time
+# paces the next (x50): the longest gaps were 20-37 ms in 6 runs here,
+# 37-57 ms in 4 under ASan (where one request was charged 84%, 27 ms short)
+gap = [int(l.split("=", 1)[1]) for l in open(sys.argv[3])
+       if l.startswith("proc.") and "awaits_max_gap_ns=" in l]
+gap = max(gap) if gap else 0
 per = dict((k, 0) for k in waits)
 reqs = total = 0
 for line in open(sys.argv[1]):
@@ -87,13 +96,16 @@ for k in sorted(waits, key=lambda k: int(k.split("-")[1])):
     else:
         checked += 1
         timed += ns
-        if not 0.85 <= share <= 1.15:
-            bad.append("%s: %.0f%% of its await charged to its chain" % (k, 100 * share))
+        if abs(per[k] - ns) > max(0.15 * ns, gap):
+            bad.append("%s: %.0f%% of its await charged to its chain (off by %.1f ms, "
+                       "the longest walk gap %.1f ms)" % (k, 100 * share, abs(per[k] - ns) / 1e6, gap / 1e6))
     print("%s: awaited %.1f ms (its own timing), charged %.1f ms to "
           "handle_request;call_backend (%.0f%%)%s" % (k, ns / 1e6, per[k] / 1e6, 100 * share, note))
 checked_charged = sum(per[k] for k in waits if since is None or waits[k][1] >= since)
-print("requests after the first walk: %d, %.1f ms charged, %.1f ms timed; await weight in all %.1f ms"
-      % (checked, checked_charged / 1e6, timed / 1e6, total / 1e6))
+print("requests after the first walk: %d, %.1f ms charged, %.1f ms timed; await weight in all %.1f ms; "
+      "longest walk gap %.1f ms" % (checked, checked_charged / 1e6, timed / 1e6, total / 1e6, gap / 1e6))
+if gap > 100e6:
+    bad.append("walks up to %.1f ms apart: a 150 ms await is not seen twice" % (gap / 1e6))
 if checked < len(waits) // 2:
     bad.append("only %d of %d requests began after the first walk" % (checked, len(waits)))
 if not 0.9 * timed <= checked_charged <= 1.1 * timed:
