@@ -135,25 +135,6 @@ void awaits_free(struct awaits *a)
 	free(a);
 }
 
-void awaits_add(struct awaits *a, int pid, uint32_t gen)
-{
-	struct aw_proc *p;
-	size_t i;
-
-	for (i = 0; i < a->procs.nr; i++)
-		if (a->procs.items[i]->pid == pid && a->procs.items[i]->gen == gen)
-			return;
-	p = calloc(1, sizeof(*p));
-	if (!p || array_grow(&a->procs, a->procs.nr + 1)) {
-		free(p);
-		return;	/* this process goes without: nothing else depends on it */
-	}
-	p->pid = pid;
-	p->gen = gen;
-	p->added_ns = now_ns();
-	a->procs.items[a->procs.nr++] = p;
-}
-
 void awaits_forget(struct awaits *a, int pid, uint32_t new_gen)
 {
 	size_t i = 0;
@@ -175,6 +156,27 @@ void awaits_forget(struct awaits *a, int pid, uint32_t new_gen)
 		proc_free_maps(p);
 		i++;
 	}
+}
+
+void awaits_add(struct awaits *a, int pid, uint32_t gen)
+{
+	struct aw_proc *p;
+	size_t i;
+
+	for (i = 0; i < a->procs.nr; i++)
+		if (a->procs.items[i]->pid == pid && a->procs.items[i]->gen == gen)
+			return;
+	/* one walker per process: two charged every await twice */
+	awaits_forget(a, pid, gen);
+	p = calloc(1, sizeof(*p));
+	if (!p || array_grow(&a->procs, a->procs.nr + 1)) {
+		free(p);
+		return;	/* this process goes without: nothing else depends on it */
+	}
+	p->pid = pid;
+	p->gen = gen;
+	p->added_ns = now_ns();
+	a->procs.items[a->procs.nr++] = p;
 }
 
 int awaits_due_ms(const struct awaits *a, uint64_t now_ns)

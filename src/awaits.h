@@ -29,7 +29,10 @@ struct awaits *awaits_new(struct pystacks *ps, struct stackagg *agg, unsigned in
 /* NULL is a no-op. */
 void awaits_free(struct awaits *a);
 
-/* Image (@pid, @gen) runs a walkable Python: look at its tasks from now on. */
+/*
+ * Image (@pid, @gen) runs a walkable Python: look at its tasks from now on,
+ * and no longer at the process's other images (as awaits_forget).
+ */
 void awaits_add(struct awaits *a, int pid, uint32_t gen);
 /* @pid exited (@new_gen 0) or exec'ed image @new_gen: its older images are not walked again. */
 void awaits_forget(struct awaits *a, int pid, uint32_t new_gen);

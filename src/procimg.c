@@ -197,10 +197,19 @@ int proc_images_refresh(struct proc_images *m, int max_ms)
 				return 0;
 			pid_t pid = img->pid;
 			uint32_t gen = img->gen;
+			bool ok;
 
-			proc_images_snapshot(m, pid, gen);
+			/*
+			 * Told only of a read of this image: maps read after an
+			 * exec are the next program's (the same digest too, when
+			 * it runs the same file at the same addresses), and told
+			 * as this image's, the next program's interpreter was
+			 * walked twice (once as each image).
+			 */
+			ok = !proc_images_snapshot(m, pid, gen) &&
+			     (!m->current || m->current(m->current_arg, pid, gen));
 			img = &m->list.items[i];	/* the list may have moved */
-			if (m->refreshed)
+			if (ok && m->refreshed)
 				m->refreshed(m->refreshed_arg, pid, gen);
 		}
 		if (img->next_refresh_ns && img->next_refresh_ns < next)

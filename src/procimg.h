@@ -66,7 +66,7 @@ struct proc_images {
 	 */
 	bool (*current)(void *arg, pid_t pid, uint32_t gen);
 	void *current_arg;
-	/* called after each scheduled re-read (NULL: none) */
+	/* called after each scheduled re-read that succeeded (NULL: none) */
 	void (*refreshed)(void *arg, pid_t pid, uint32_t gen);
 	void *refreshed_arg;
 };

@@ -242,6 +242,23 @@ static bool gil_probe(struct pyproc *pp, uint64_t now)
 	return !pp->gil_err;
 }
 
+void pystacks_set_current(struct pystacks *ps, bool (*current)(void *arg, int pid, uint32_t gen),
+			  void *arg)
+{
+	ps->current = current;
+	ps->current_arg = arg;
+}
+
+/* Whether @pp is still its process's image; one replaced is never probed again. */
+static bool image_current(struct pystacks *ps, struct pyproc *pp)
+{
+	if (!ps->current || ps->current(ps->current_arg, pp->pid, pp->gen))
+		return true;
+	memset(&pp->interp, 0, sizeof(pp->interp));
+	pp->next_probe_ns = UINT64_MAX;
+	return false;
+}
+
 int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		   struct lp_py_proc *out)
 {
@@ -258,6 +275,8 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		return 0;
 	if (!pp->first_probe_ns)
 		pp->first_probe_ns = now;
+	if (!image_current(ps, pp))
+		return 0;
 	err = py_finder_find(ps->finder, pid, wait, &pp->interp);
 	/*
 	 * A process that maps a python file is about to be one: look again
@@ -275,6 +294,9 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 	if (err)
 		return err;
 	if (pp->interp.status != PY_STATUS_OK)
+		return 0;
+	/* replaced while its maps were read: they were the next program's */
+	if (!image_current(ps, pp))
 		return 0;
 	gil_probe(pp, now);
 	if (!bpf_view(pp, out)) {

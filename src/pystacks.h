@@ -59,6 +59,17 @@ int pystacks_probe(struct pystacks *ps, int pid, uint32_t gen, bool wait,
 		   struct lp_py_proc *out);
 
 /*
+ * Whether @gen is still @pid's image (unset: assumed), asked before and
+ * after each look at its maps: a sample or event of an image replaced by an
+ * exec is often read after that exec, and the maps read then are the next
+ * program's. Found for the old image too, the next program's interpreter was
+ * walked as both (two asyncio walkers: every await charged twice). An image
+ * found replaced is never looked at again.
+ */
+void pystacks_set_current(struct pystacks *ps, bool (*current)(void *arg, int pid, uint32_t gen),
+			  void *arg);
+
+/*
  * @pid exited in image @last_gen: what was kept of its images that ran no Python (most
  * processes of a busy machine) is freed; an image that did is kept for the
  * profile. Cannot fail.

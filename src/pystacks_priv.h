@@ -63,6 +63,8 @@ struct pystacks {
 	struct hashmap frame_ids;	/* (name, file, line << 32 | first) -> id + 1 */
 	struct hashmap pc_ids;		/* (proc, code, instr) -> id + 1 */
 	struct { struct pyframe *items; size_t nr, alloc; } frames;
+	bool (*current)(void *arg, int pid, uint32_t gen);	/* pystacks_set_current */
+	void *current_arg;
 };
 
 /*

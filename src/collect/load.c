@@ -512,6 +512,8 @@ struct collect *collect_open(const struct collect_opts *o, struct symbolizer *sy
 		goto fail;
 	c->images.current = collect_image_current;
 	c->images.current_arg = c;
+	if (c->py)
+		pystacks_set_current(c->py, collect_image_current, c);
 	*why = "cannot create ring buffer";
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	*err = c->epfd < 0 ? -errno : collect_add_ring(c, c->skel->maps.events, collect_on_event);

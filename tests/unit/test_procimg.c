@@ -158,6 +158,56 @@ static void test_replaced_image(struct proc_images *m)
 	m->current = NULL;
 }
 
+static int refreshed_calls;
+
+static void count_refreshed(void *arg, pid_t pid, uint32_t gen)
+{
+	(void)arg;
+	CHECK(pid == getpid() && gen == 8);
+	refreshed_calls++;
+}
+
+/*
+ * A scheduled re-read tells the caller only when it read the image's maps:
+ * told after a re-read that found the image replaced by an exec, the caller
+ * looked for Python in the next program's maps as this image's, and that
+ * interpreter's asyncio tasks were walked twice (every await charged twice).
+ */
+static void test_refresh_replaced(struct symbolizer *sym)
+{
+	struct proc_images m = { .sym = sym, .current = current_gen,
+				 .refreshed = count_refreshed };
+	struct proc_image *img;
+	void *extra;
+
+	our_gen = 8;
+	CHECK(proc_images_snapshot(&m, getpid(), 8) == 0);
+	img = proc_images_find(&m, getpid(), 8);
+	CHECK(img && img->next_refresh_ns);
+	if (!img)
+		return;
+	img->next_refresh_ns = 1;	/* due */
+	proc_images_refresh(&m, 0);
+	CHECK(refreshed_calls == 1);
+	/* exec'ed (generation 9) before the next re-read: the same maps */
+	our_gen = 9;
+	img->next_refresh_ns = 1;
+	proc_images_refresh(&m, 0);
+	CHECK(refreshed_calls == 1);
+	/* and other maps */
+	extra = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(extra != MAP_FAILED);
+	img = proc_images_find(&m, getpid(), 8);
+	img->next_refresh_ns = 1;
+	proc_images_refresh(&m, 0);
+	CHECK(refreshed_calls == 1);
+	img = proc_images_find(&m, getpid(), 8);
+	CHECK(img && img->sym && img->next_refresh_ns == 0);
+	if (extra != MAP_FAILED)
+		munmap(extra, 4096);
+	proc_images_release(&m);
+}
+
 static bool ended(struct proc_images *m, uint32_t gen)
 {
 	struct proc_image *img = proc_images_find(m, getpid(), gen);
@@ -232,6 +282,7 @@ int main(void)
 	test_unmapped_code_kept(&m);
 	test_replaced_image(&m);
 	test_images_end(m.sym);
+	test_refresh_replaced(m.sym);
 	CHECK(proc_images_snapshot(&m, getpid(), 0) == 0);
 	img = proc_images_find(&m, getpid(), 0);
 	CHECK(img && proc_image_modules_refused(img) == 0);
