@@ -89,7 +89,7 @@ one_python()
 }
 
 NR_OK=0
-for v in 3.8 3.9 3.10 3.11 3.12 3.13; do
+for v in $(pyenv_minors); do
 	lib=$(ls "$root"/versions/$v.*/lib/libpython$v.so.1.0 2>/dev/null | head -n 1)
 	if [ -z "$lib" ]; then
 		[ "${CI:-}" = true ] && fail "CI expects pyenv's $v"
