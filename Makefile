@@ -103,7 +103,7 @@ FIXTURE_CFLAGS_dbg_hot_gz := $(FIXTURE_CFLAGS) -gz
 FIXTURE_CFLAGS_dbg_hot_nobid := $(FIXTURE_CFLAGS) -Wl,--build-id=none
 
 .PHONY: all setup browser-deps demo model-demo model-doc docs-images check check-unit check-e2e check-deps fixtures bench clean fuzz fuzz-run \
-	check-fuzz check-valgrind check-kernels
+	check-fuzz check-valgrind check-valgrind-1 check-valgrind-2 check-kernels
 # a recipe that fails leaves no half-written target that a later make would trust
 .DELETE_ON_ERROR:
 all: $(PROG)
@@ -219,8 +219,13 @@ check-unit: $(UNIT_BINS)
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
 	--show-leak-kinds=definite --track-origins=yes --child-silent-after-fork=yes \
 	--suppressions=$(CURDIR)/tests/valgrind.supp
-check-valgrind: $(UNIT_BINS)
-	$(Q)TEST_WRAPPER="$(VALGRIND)" TEST_TIMEOUT_S=600 tests/run.sh valgrind $(UNIT_BINS)
+# In two lanes (every other test), which make -j2 runs side by side: valgrind
+# runs a program on one CPU. Each lane prints its own summary line.
+VALGRIND_LANE1 := $(foreach i,$(shell seq 1 2 $(words $(UNIT_BINS))),$(word $(i),$(UNIT_BINS)))
+VALGRIND_LANE2 := $(filter-out $(VALGRIND_LANE1),$(UNIT_BINS))
+check-valgrind: check-valgrind-1 check-valgrind-2
+check-valgrind-1 check-valgrind-2: check-valgrind-%: $(UNIT_BINS)
+	$(Q)TEST_WRAPPER="$(VALGRIND)" TEST_TIMEOUT_S=600 tests/run.sh valgrind-$* $(VALGRIND_LANE$*)
 
 # End-to-end scripts: tests/e2e, and tests/safety (privileges; root too).
 E2E_TESTS := $(wildcard tests/e2e/test_*.sh tests/safety/test_*.sh)
