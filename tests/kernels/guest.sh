@@ -105,23 +105,9 @@ smoke default
 smoke all --mode cpu,syscall,offcpu --requests --files --net
 smoke fp --mode cpu,syscall,offcpu --unwind fp
 
-# tests/run.sh's lines, each result with the seconds since the previous one
-stamp()
-{
-	local line t0=$SECONDS
-	while IFS= read -r line; do
-		case $line in
-		PASS\ *|FAIL\ *|SKIP\ *)
-			printf '%s [%d s]\n' "$line" $((SECONDS - t0))
-			t0=$SECONDS ;;
-		*) printf '%s\n' "$line" ;;
-		esac
-	done
-}
-
 start=$SECONDS
 # shellcheck disable=SC2086
-tests/run.sh "kernel $(uname -r)" $TESTS 2>&1 | stamp | tee "$out/log"
+tests/run.sh "kernel $(uname -r)" $TESTS 2>&1 | tee "$out/log"
 rc=${PIPESTATUS[0]}
 echo "guest: e2e tests took $((SECONDS - start)) s"
 echo "$rc" >"$out/rc"
