@@ -238,7 +238,7 @@ E2E_TESTS := $(wildcard tests/e2e/test_*.sh tests/safety/test_*.sh)
 # tests write under ASan too. With TEST_SANITIZED=1 the interpreter matrices
 # (tests/e2e/lib.sh, machine_pythons) run three CPythons, not seven: the
 # sanitized run is for latprof's memory, the normal run checks every CPython.
-# Both keep CI within its 30 minutes (docs/testing.md).
+# Both keep CI within its 30 minutes (docs/security.md, "What make check runs").
 ifeq ($(SANITIZE),1)
 E2E_TESTS := $(filter-out tests/e2e/test_symbolize_addr2line.sh tests/e2e/test_serve_rss.sh \
 	tests/e2e/test_speedscope_browser.sh,$(E2E_TESTS))
